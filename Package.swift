@@ -1,0 +1,121 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "Lineup",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "LineupStore", targets: ["LineupStore"]),
+        .library(name: "LineupSpool", targets: ["LineupSpool"]),
+        .library(name: "LineupJobs", targets: ["LineupJobs"]),
+        .library(name: "BuoyXML", targets: ["BuoyXML"]),
+        .library(name: "SurfJournal", targets: ["SurfJournal"]),
+        .executable(name: "lineupd", targets: ["lineupd"]),
+        .executable(name: "lineup", targets: ["lineup"]),
+        .executable(name: "lineup-bench", targets: ["lineup-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // The object-graph stack: contexts, objects, fetches, the SQLite store.
+        .target(
+            name: "LineupStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The job file format and the spool directory protocol. Foundation only, so that
+        // any producer of jobs can link it without SQLite or libxml2.
+        .target(name: "LineupSpool"),
+        // Task operations, the runner, the flush scheduler and the daemon lifecycle.
+        .target(
+            name: "LineupJobs",
+            dependencies: [
+                "LineupStore",
+                "LineupSpool",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // Streaming readers of the NDBC buoy XML formats, in SI units.
+        .target(name: "BuoyXML", dependencies: ["CLibXML2"]),
+        // The surf journal domain: model, built-in tasks, CSV, statistics.
+        .target(
+            name: "SurfJournal",
+            dependencies: [
+                "LineupStore",
+                "LineupJobs",
+                "LineupSpool",
+                "BuoyXML",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "lineupd",
+            dependencies: [
+                "LineupJobs",
+                "SurfJournal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "lineup",
+            dependencies: [
+                "LineupSpool",
+                "LineupJobs",
+                "SurfJournal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "lineup-bench",
+            dependencies: [
+                "LineupStore",
+                "LineupSpool",
+                "LineupJobs",
+                "SurfJournal",
+                "BuoyXML",
+                "CLibXML2",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "LineupStoreTests", dependencies: ["LineupStore"]),
+        .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool"]),
+        .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML"]),
+        .testTarget(
+            name: "LineupJobsTests",
+            dependencies: ["LineupJobs", "LineupStore", "LineupSpool", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "LineupStore", "LineupJobs", "LineupSpool"]),
+        .testTarget(name: "LineupCLITests", dependencies: ["LineupSpool"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// Strict settings for every target of ours, in one place (as swift-log does).
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.unsafeFlags(["-Xfrontend", "-require-explicit-sendable"]))
+    settings.append(.unsafeFlags(["-strict-concurrency=complete"]))
+    if Context.environment["LINEUP_WARNINGS_AS_ERRORS"] == "1" {
+        settings.append(.treatAllWarnings(as: .error))
+    }
+    target.swiftSettings = settings
+}
