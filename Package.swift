@@ -26,6 +26,7 @@ let package = Package(
             name: "LineupStore",
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -93,7 +94,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LineupStoreTests", dependencies: ["LineupStore"]),
+        .testTarget(
+            name: "LineupStoreTests",
+            dependencies: ["LineupStore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool"]),
         .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML"]),
         .testTarget(

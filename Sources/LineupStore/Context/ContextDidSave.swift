@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+
+/// What a save pushed: the IDs of the inserted, updated and deleted objects. Delivered to the
+/// context's observers after every save, and what ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``
+/// applies to another context.
+public struct ContextDidSave: Sendable {
+    public let insertedObjectIDs: Set<ObjectID>
+    public let updatedObjectIDs: Set<ObjectID>
+    public let deletedObjectIDs: Set<ObjectID>
+    /// The rows as the parent stored them, so that a merge needs no I/O.
+    let rows: [ObjectID: AcceptedChange]
+
+    init(changes: ChangeSet, accepted: [ObjectID: AcceptedChange]) {
+        var inserted = Set<ObjectID>()
+        var updated = Set<ObjectID>()
+        var deleted = Set<ObjectID>()
+        for (id, change) in changes {
+            switch (change.kind, accepted[id]) {
+            case (.insert, .stored?): inserted.insert(id)
+            case (.update, .stored?): updated.insert(id)
+            case (.delete, .removed?), (.update, .removed?): deleted.insert(id)
+            default: break
+            }
+        }
+        self.insertedObjectIDs = inserted
+        self.updatedObjectIDs = updated
+        self.deletedObjectIDs = deleted
+        self.rows = accepted
+    }
+}
+
+/// Stops an observation when cancelled or released.
+public final class SaveObservation: Sendable {
+    private let cancellation: @Sendable () -> Void
+    init(cancel: @escaping @Sendable () -> Void) { self.cancellation = cancel }
+    public func cancel() { cancellation() }
+    deinit { cancellation() }
+}
+
+extension ManagedObjectContext {
+    /// Calls `observer` after every successful save of this context, on the saving queue. Keep the
+    /// returned observation: releasing it ends the observation.
+    public func observeDidSave(_ observer: @escaping @Sendable (ContextDidSave) -> Void) -> SaveObservation {
+        let key = UUID()
+        observers.withLock { $0[key] = observer }
+        return SaveObservation { [weak self] in
+            _ = self?.observers.withLock { $0.removeValue(forKey: key) }
+        }
+    }
+
+    /// The did-save events of this context, as an async sequence (ends when the task is cancelled
+    /// and the stream released).
+    public func didSaveEvents() -> AsyncStream<ContextDidSave> {
+        let (stream, continuation) = AsyncStream<ContextDidSave>.makeStream()
+        let observation = observeDidSave { continuation.yield($0) }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    /// Applies another context's saved changes to this context's registered objects: updated
+    /// objects take the new values (keeping their own unsaved changes on top), deleted ones are
+    /// marked deleted. Call on this context's queue.
+    public func mergeChanges(fromContextDidSave event: ContextDidSave) {
+        assertOnQueue()
+        for (id, accepted) in event.rows {
+            guard let object = registeredObject(for: id) else { continue }
+            switch accepted {
+            case .removed:
+                changedObjects[id] = nil
+                registry[id] = nil
+                object.state = .inaccessible
+                object.values = object.entity.defaultValues
+                object.changedMask = .empty
+                object.committedValuesStorage = nil
+            case let .stored(row):
+                switch object.state {
+                case .fault:
+                    continue
+                case .clean where object.changedMask.isEmpty:
+                    object.values = row.values
+                    object.stamp = row.stamp
+                    object.baseStamp = row.stamp
+                case .clean:
+                    // Own changes stay on top; the merge policy settles them at the next save.
+                    var values = row.values
+                    for index in object.changedMask.indexes { values[index] = object.values[index] }
+                    object.values = values
+                default:
+                    continue
+                }
+            }
+        }
+        needsPublish = true
+    }
+
+    func postDidSave(_ event: ContextDidSave) {
+        let observers = observers.withLock { Array($0.values) }
+        for observer in observers {
+            observer(event)
+        }
+    }
+
+    /// Downward flows are asynchronous: children that merge automatically get the event on their
+    /// own queues, later.
+    func notifyChildren(of event: ContextDidSave, except saver: ManagedObjectContext) {
+        let children = children.withLock { $0.compactMap(\.context) }
+        for child in children where child !== saver && child.automaticallyMergesChangesFromParent {
+            child.perform { child.mergeChanges(fromContextDidSave: event) }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// A scratch pad of managed objects, with Core Data's multi-context semantics.
+///
+/// A context's parent is either the store (the *writer* context) or another context. Everything
+/// a context holds is confined to its serial queue: use it inside ``perform(_:)`` or
+/// ``performAndWait(_:)``. ``save()`` pushes the changes exactly one level up. Synchronous waits
+/// only go upward (child → main → writer); what flows downward (merges into children) is
+/// asynchronous, so the stack cannot deadlock.
+///
+/// Reads never wait for an ancestor's queue: each context publishes a snapshot of its unsaved
+/// changes that descendants read under a lock, and the store is read through concurrent WAL
+/// snapshots. That is why the main context stays responsive while the writer writes to disk.
+public final class ManagedObjectContext: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state below is only touched on `queue` (checked with
+    // `isOnQueue` in debug builds), the settings and the published snapshot are behind mutexes,
+    // and the rest is immutable.
+
+    public enum ConcurrencyType: Sendable {
+        /// A private serial queue.
+        case privateQueue
+        /// The daemon's main context. A server has no drained main queue, so this is also a
+        /// dedicated serial queue of its own, never `DispatchQueue.main`.
+        case mainQueue
+    }
+
+    enum Parent {
+        case store(SQLiteStore)
+        case context(ManagedObjectContext)
+    }
+
+    public let concurrencyType: ConcurrencyType
+    public let name: String
+    let parent: Parent
+    let store: SQLiteStore
+    /// Parent first, then its parent, up to the writer.
+    let ancestors: [ManagedObjectContext]
+    let logger: Logger
+    private let queue: DispatchQueue
+    private let queueTag: QueueTag
+
+    // MARK: Queue-confined state
+
+    /// Every object the context has handed out, held weakly: objects without changes may go.
+    var registry: [ObjectID: WeakObject] = [:]
+    /// Objects with unsaved changes, held strongly until saved or rolled back.
+    var changedObjects: [ObjectID: ManagedObject] = [:]
+    /// Changes received from child saves for rows that have no object here (yet).
+    var childChanges: ChangeSet = [:]
+    /// Primary keys handed out to this context's inserts.
+    var reservedKeys: Range<Int64> = 0..<0
+    var performDepth = 0
+    var needsPublish = false
+    var registryCountAtLastPurge = 0
+    /// Faults handed out by a batched fetch, with their batch.
+    var faultBatches: [ObjectID: FaultBatch] = [:]
+
+    // MARK: Shared state
+
+    /// This context's unsaved changes, for descendants to read without waiting on the queue.
+    let published = Mutex<ChangeSet>([:])
+    let settings: Mutex<Settings>
+    let children = Mutex<[WeakContext]>([])
+    let observers = Mutex<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
+
+    struct Settings {
+        var mergePolicy: MergePolicy?
+        var automaticallyMergesChangesFromParent = false
+        var slowWaitThreshold: Duration = .milliseconds(250)
+    }
+
+    init(concurrencyType: ConcurrencyType, name: String, parent: Parent, logger: Logger) {
+        self.concurrencyType = concurrencyType
+        self.name = name
+        self.parent = parent
+        self.logger = logger
+        self.queue = DispatchQueue(label: "lineup.context.\(name)")
+        self.queueTag = QueueTag(name: name)
+        self.queue.setSpecific(key: QueueTag.key, value: queueTag)
+        switch parent {
+        case let .store(store):
+            self.store = store
+            self.ancestors = []
+            self.settings = Mutex(Settings())
+        case let .context(parentContext):
+            self.store = parentContext.store
+            self.ancestors = [parentContext] + parentContext.ancestors
+            self.settings = Mutex(Settings())
+            parentContext.children.withLock { children in
+                children.removeAll { $0.context == nil }
+                children.append(WeakContext(context: self))
+            }
+        }
+    }
+
+    /// A new context whose parent is this one (e.g. a job's private context under the main one).
+    public func newChildContext(
+        concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil
+    ) -> ManagedObjectContext {
+        ManagedObjectContext(
+            concurrencyType: concurrencyType, name: name ?? "\(self.name).child", parent: .context(self),
+            logger: logger)
+    }
+
+    public var parentContext: ManagedObjectContext? {
+        if case let .context(context) = parent { return context }
+        return nil
+    }
+
+    public var model: ManagedObjectModel { store.model }
+
+    // MARK: Settings
+
+    /// The policy this context's saves use; inherited from the parent unless set.
+    public var mergePolicy: MergePolicy {
+        get {
+            if let own = settings.withLock({ $0.mergePolicy }) { return own }
+            return parentContext?.mergePolicy ?? .error
+        }
+        set { settings.withLock { $0.mergePolicy = newValue } }
+    }
+
+    /// When true, changes that other children save into this context's parent are merged into this
+    /// context's registered objects, asynchronously on its queue.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { settings.withLock { $0.automaticallyMergesChangesFromParent } }
+        set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
+    }
+
+    /// A `performAndWait` that waits longer than this for the queue logs a warning naming both
+    /// contexts (the one waiting and the one waited on).
+    public var slowWaitThreshold: Duration {
+        get { settings.withLock { $0.slowWaitThreshold } }
+        set { settings.withLock { $0.slowWaitThreshold = newValue } }
+    }
+
+    // MARK: Queue
+
+    /// True when the caller runs on this context's queue.
+    public var isOnQueue: Bool {
+        DispatchQueue.getSpecific(key: QueueTag.key) === queueTag
+    }
+
+    /// Runs `block` asynchronously on the context's queue.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async {
+            self.runBlock(block)
+        }
+    }
+
+    /// Runs `block` asynchronously on the context's queue and returns its result.
+    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try self.runBlock(block) })
+            }
+        }
+    }
+
+    /// Runs `block` on the context's queue and waits for it; returns its value and rethrows its
+    /// error. Reentrant: called on the context's own queue, it runs inline.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if isOnQueue {
+            return try block()
+        }
+        let caller = DispatchQueue.getSpecific(key: QueueTag.key)
+        let requested = ContinuousClock.now
+        return try queue.sync {
+            let waited = ContinuousClock.now - requested
+            if waited > slowWaitThreshold {
+                logger.warning(
+                    "slow performAndWait",
+                    metadata: [
+                        "waiting": "\(caller?.name ?? "a thread outside any context")",
+                        "context": "\(name)", "waited_ms": "\(waited / .milliseconds(1))",
+                    ])
+            }
+            return try runBlock(block)
+        }
+    }
+
+    private func runBlock<T>(_ block: () throws -> T) rethrows -> T {
+        performDepth += 1
+        defer {
+            performDepth -= 1
+            if performDepth == 0 { processPendingChanges() }
+        }
+        return try block()
+    }
+
+    /// Publishes the unsaved changes for descendants. Runs at the end of every outermost
+    /// `perform`/`performAndWait` block, and at every save; call it to publish earlier.
+    public func processPendingChanges() {
+        assertOnQueue()
+        guard needsPublish else { return }
+        needsPublish = false
+        let snapshot = pendingChanges()
+        published.withLock { $0 = snapshot }
+    }
+
+    @inline(__always)
+    func assertOnQueue() {
+        assert(isOnQueue, "context \(name) used off its queue: use perform or performAndWait")
+    }
+}
+
+extension ManagedObjectContext: CustomStringConvertible {
+    public var description: String { "<ManagedObjectContext \(name)>" }
+}
+
+/// Names the queue a block runs on, so that reentrant calls run inline and slow waits can name
+/// the waiting context.
+final class QueueTag: Sendable {
+    static let key = DispatchSpecificKey<QueueTag>()
+    let name: String
+    init(name: String) { self.name = name }
+}
+
+struct WeakObject {
+    weak var object: ManagedObject?
+}
+
+struct WeakContext: Sendable {
+    weak var context: ManagedObjectContext?
+}

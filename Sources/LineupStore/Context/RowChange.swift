@@ -1,0 +1,62 @@
+/// One row's unsaved change, as a context pushes it to its parent and as contexts publish it to
+/// their descendants. A value type: it crosses queues.
+struct RowChange: Sendable {
+    enum Kind: Sendable, Equatable {
+        case insert
+        case update
+        case delete
+    }
+
+    var kind: Kind
+    let entity: EntityDescription
+    /// The full row after the change (for a delete, the last values known).
+    var values: [StoreValue]
+    /// For an update: the properties changed relative to `baseValues`.
+    var changedMask: PropertyMask
+    /// For an update: the values the change started from (used to merge property by property).
+    var baseValues: [StoreValue]?
+    /// The version in the parent that this change is based on (0 for an insert).
+    var baseStamp: Int64
+    /// The version of `values`.
+    var stamp: Int64
+
+    /// This change followed by a later change of the same row.
+    func followed(by later: RowChange) -> RowChange? {
+        switch (kind, later.kind) {
+        case (.insert, .delete):
+            return nil  // Never reached the parent: nothing to push.
+        case (.insert, _):
+            var merged = later
+            merged.kind = .insert
+            merged.baseStamp = 0
+            merged.baseValues = nil
+            merged.changedMask = .empty
+            return merged
+        case (.update, .insert), (.delete, .insert):
+            return later
+        case (.update, .update), (.update, .delete), (.delete, _):
+            var merged = later
+            merged.baseStamp = baseStamp
+            merged.baseValues = baseValues
+            merged.changedMask = changedMask.union(later.changedMask)
+            return merged
+        }
+    }
+}
+
+/// The unsaved changes of a context, by object.
+typealias ChangeSet = [ObjectID: RowChange]
+
+/// A row as some level of the stack currently sees it.
+struct RowSnapshot: Sendable {
+    var values: [StoreValue]
+    var stamp: Int64
+}
+
+/// What the parent made of a pushed change, so that the child can update its objects.
+enum AcceptedChange: Sendable {
+    /// Stored with these values (equal to the pushed ones unless a merge policy combined them).
+    case stored(RowSnapshot)
+    /// The row is gone (deleted here or by the merge policy).
+    case removed
+}

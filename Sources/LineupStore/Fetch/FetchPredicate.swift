@@ -1,0 +1,198 @@
+import Foundation
+
+/// A typed predicate over an entity's properties, built from key paths and compiled to SQL (and
+/// evaluated in memory against unsaved changes, with the same semantics):
+///
+/// ```swift
+/// let good: FetchPredicate<JournalEntry> = \.rating >= 4 && \.location == "Santa Cruz"
+/// ```
+///
+/// Comparisons follow SQL: a comparison with NULL is false, except `== nil` and `!= nil`.
+public struct FetchPredicate<Object: ManagedObject>: Sendable {
+    let node: PredicateNode
+
+    init(_ node: PredicateNode) { self.node = node }
+
+    public static var all: FetchPredicate { FetchPredicate(.constant(true)) }
+    public static var none: FetchPredicate { FetchPredicate(.constant(false)) }
+
+    /// The property's text value contains `substring`, ignoring ASCII case (SQL `LIKE`).
+    public static func contains(_ keyPath: KeyPath<Object, String?>, _ substring: String) -> FetchPredicate {
+        FetchPredicate(.contains(property: Object.entity.propertyName(for: keyPath), substring: substring))
+    }
+
+    /// The property's value is one of `values`.
+    public static func isIn<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, _ values: [Value]) -> FetchPredicate {
+        FetchPredicate(.isIn(property: Object.entity.propertyName(for: keyPath), values: values.map(\.storeValue)))
+    }
+
+    /// The relationship points at the object with this ID.
+    public static func refers<Destination: ManagedObject>(
+        _ keyPath: KeyPath<Object, Destination?>, to id: ObjectID
+    ) -> FetchPredicate {
+        FetchPredicate(.compare(property: Object.entity.propertyName(for: keyPath), .equal, .integer(id.primaryKey)))
+    }
+}
+
+enum ComparisonOperator: String, Sendable {
+    case equal = "="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+}
+
+indirect enum PredicateNode: Sendable {
+    case constant(Bool)
+    case compare(property: String, ComparisonOperator, StoreValue)
+    case isIn(property: String, values: [StoreValue])
+    case contains(property: String, substring: String)
+    case and(PredicateNode, PredicateNode)
+    case or(PredicateNode, PredicateNode)
+    case not(PredicateNode)
+}
+
+private func compare<Object, Value: StoreValueConvertible>(
+    _ keyPath: KeyPath<Object, Value>, _ op: ComparisonOperator, _ value: Value
+) -> FetchPredicate<Object> {
+    FetchPredicate(.compare(property: Object.entity.propertyName(for: keyPath), op, value.storeValue))
+}
+
+public func == <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
+    compare(lhs, .equal, rhs)
+}
+public func != <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
+    compare(lhs, .notEqual, rhs)
+}
+public func < <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
+    compare(lhs, .less, rhs)
+}
+public func <= <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
+    compare(lhs, .lessOrEqual, rhs)
+}
+public func > <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
+    compare(lhs, .greater, rhs)
+}
+public func >= <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
+    compare(lhs, .greaterOrEqual, rhs)
+}
+public func && <Object>(lhs: FetchPredicate<Object>, rhs: FetchPredicate<Object>) -> FetchPredicate<Object> {
+    FetchPredicate(.and(lhs.node, rhs.node))
+}
+public func || <Object>(lhs: FetchPredicate<Object>, rhs: FetchPredicate<Object>) -> FetchPredicate<Object> {
+    FetchPredicate(.or(lhs.node, rhs.node))
+}
+public prefix func ! <Object>(operand: FetchPredicate<Object>) -> FetchPredicate<Object> {
+    FetchPredicate(.not(operand.node))
+}
+
+// MARK: - SQL
+
+extension PredicateNode {
+    /// The SQL condition and its arguments. NULL handling matches `evaluate`.
+    func sql(_ arguments: inout [StoreValue]) -> String {
+        switch self {
+        case let .constant(value):
+            return value ? "1" : "0"
+        case let .compare(property, op, value):
+            let column = quoted(property)
+            if value.isNull {
+                switch op {
+                case .equal: return "\(column) IS NULL"
+                case .notEqual: return "\(column) IS NOT NULL"
+                default: return "0"
+                }
+            }
+            arguments.append(value)
+            return "\(column) \(op.rawValue) ?"
+        case let .isIn(property, values):
+            let present = values.filter { !$0.isNull }
+            var parts: [String] = []
+            if !present.isEmpty {
+                arguments += present
+                parts.append("\(quoted(property)) IN (\(Array(repeating: "?", count: present.count).joined(separator: ",")))")
+            }
+            if present.count != values.count { parts.append("\(quoted(property)) IS NULL") }
+            return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+        case let .contains(property, substring):
+            arguments.append(.text("%" + likeEscaped(substring) + "%"))
+            return "\(quoted(property)) LIKE ? ESCAPE '\\'"
+        case let .and(lhs, rhs):
+            return "(\(lhs.sql(&arguments)) AND \(rhs.sql(&arguments)))"
+        case let .or(lhs, rhs):
+            return "(\(lhs.sql(&arguments)) OR \(rhs.sql(&arguments)))"
+        case let .not(operand):
+            // Two-valued, like `evaluate`: NOT of a comparison with NULL is true.
+            return "(NOT coalesce(\(operand.sql(&arguments)), 0))"
+        }
+    }
+
+    /// Evaluates the predicate on a row in memory (for unsaved changes).
+    func evaluate(_ values: [StoreValue], entity: EntityDescription) -> Bool {
+        switch self {
+        case let .constant(value):
+            return value
+        case let .compare(property, op, value):
+            let actual = values[entity.propertyIndex(property)]
+            if value.isNull {
+                switch op {
+                case .equal: return actual.isNull
+                case .notEqual: return !actual.isNull
+                default: return false
+                }
+            }
+            if actual.isNull { return false }
+            switch op {
+            case .equal: return actual.sqlEquals(value)
+            case .notEqual: return !actual.sqlEquals(value)
+            case .less: return actual < value
+            case .lessOrEqual: return actual < value || actual.sqlEquals(value)
+            case .greater: return value < actual
+            case .greaterOrEqual: return value < actual || actual.sqlEquals(value)
+            }
+        case let .isIn(property, candidates):
+            let actual = values[entity.propertyIndex(property)]
+            if actual.isNull { return candidates.contains(where: \.isNull) }
+            return candidates.contains { !$0.isNull && actual.sqlEquals($0) }
+        case let .contains(property, substring):
+            guard case let .text(text) = values[entity.propertyIndex(property)] else { return false }
+            return substring.isEmpty || asciiLowercased(text).contains(asciiLowercased(substring))
+        case let .and(lhs, rhs):
+            return lhs.evaluate(values, entity: entity) && rhs.evaluate(values, entity: entity)
+        case let .or(lhs, rhs):
+            return lhs.evaluate(values, entity: entity) || rhs.evaluate(values, entity: entity)
+        case let .not(operand):
+            return !operand.evaluate(values, entity: entity)
+        }
+    }
+}
+
+extension StoreValue {
+    /// Equality as SQL compares: integers and reals numerically.
+    func sqlEquals(_ other: StoreValue) -> Bool {
+        switch (self, other) {
+        case let (.integer(a), .real(b)): return Double(a) == b
+        case let (.real(a), .integer(b)): return a == Double(b)
+        default: return self == other
+        }
+    }
+}
+
+func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+private func likeEscaped(_ text: String) -> String {
+    var result = ""
+    for character in text {
+        if character == "%" || character == "_" || character == "\\" { result.append("\\") }
+        result.append(character)
+    }
+    return result
+}
+
+/// SQLite's LIKE folds ASCII letters only.
+private func asciiLowercased(_ text: String) -> String {
+    String(decoding: text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+}

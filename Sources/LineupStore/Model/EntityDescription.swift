@@ -1,0 +1,69 @@
+import Synchronization
+
+/// The description of one entity: its name, its properties (in declaration order, which is also
+/// the order of the values in every row), its uniqueness constraints, and the class of its objects.
+///
+/// Entity descriptions are derived from the `ManagedObject` subclass declarations (see
+/// ``ManagedObject``), once per class, and are immutable afterwards.
+public final class EntityDescription: Sendable, CustomStringConvertible {
+    public let name: String
+    public let properties: [PropertyDescription]
+    /// Groups of property names whose values must be unique together, e.g. `[["station", "time"]]`.
+    public let uniquenessConstraints: [[String]]
+    /// Extra indexes to create, each a list of property names.
+    public let indexes: [[String]]
+    /// The values of a newly inserted object.
+    let defaultValues: [StoreValue]
+    let objectType: ManagedObject.Type
+    private let propertyIndexes: [String: Int]
+    /// Property names of key paths already resolved (see `propertyName(for:)`).
+    let keyPathNames = Mutex<[KeyPathKey: String]>([:])
+
+    init(
+        name: String,
+        properties: [PropertyDescription],
+        defaultValues: [StoreValue],
+        uniquenessConstraints: [[String]],
+        indexes: [[String]],
+        objectType: ManagedObject.Type
+    ) {
+        precondition(properties.count <= PropertyMask.capacity, "\(name): at most \(PropertyMask.capacity) properties")
+        self.name = name
+        self.properties = properties
+        self.defaultValues = defaultValues
+        self.uniquenessConstraints = uniquenessConstraints
+        self.indexes = indexes
+        self.objectType = objectType
+        var indexes: [String: Int] = [:]
+        for (index, property) in properties.enumerated() {
+            precondition(indexes[property.name] == nil, "\(name): property \(property.name) declared twice")
+            indexes[property.name] = index
+        }
+        self.propertyIndexes = indexes
+        for constraint in uniquenessConstraints + self.indexes {
+            for property in constraint {
+                precondition(indexes[property] != nil, "\(name): unknown property \(property) in a constraint or index")
+            }
+        }
+    }
+
+    /// The index of a property in this entity's rows, or nil if it has no such property.
+    public func index(ofProperty name: String) -> Int? {
+        propertyIndexes[name]
+    }
+
+    public var description: String { name }
+
+    /// The part of the description that the store's schema depends on.
+    var schema: EntitySchema {
+        EntitySchema(name: name, properties: properties, uniquenessConstraints: uniquenessConstraints, indexes: indexes)
+    }
+}
+
+/// The persistent shape of an entity, as recorded in a store's metadata.
+struct EntitySchema: Sendable, Hashable, Codable {
+    let name: String
+    let properties: [PropertyDescription]
+    let uniquenessConstraints: [[String]]
+    let indexes: [[String]]
+}

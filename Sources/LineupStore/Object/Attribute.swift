@@ -1,0 +1,138 @@
+/// Declares a persistent attribute of a ``ManagedObject`` subclass with a typed accessor:
+///
+/// ```swift
+/// @Attribute("height") var height: String?       // optional: NULL when unset
+/// @Attribute("rating") var rating: Int = 3       // non-optional: needs a default
+/// ```
+///
+/// Reading or writing the property reads or writes the object's value in its context (firing
+/// the fault if needed) and tracks the change.
+@propertyWrapper
+public struct Attribute<Value: StoreValueConvertible> {
+    let name: String
+    let defaultValue: Value
+
+    public init(wrappedValue: Value, _ name: String) {
+        self.name = name
+        self.defaultValue = wrappedValue
+    }
+
+    @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            let attribute = object[keyPath: storageKeyPath]
+            if object.isPrototype {
+                object.probedPropertyName = attribute.name
+                return attribute.defaultValue
+            }
+            let index = object.entity.propertyIndex(attribute.name)
+            return Value(storeValue: object.storeValue(at: index)) ?? attribute.defaultValue
+        }
+        set {
+            let index = object.entity.propertyIndex(object[keyPath: storageKeyPath].name)
+            object.setStoreValue(newValue.storeValue, at: index)
+        }
+    }
+}
+
+extension Attribute where Value: ExpressibleByNilLiteral {
+    public init(_ name: String) {
+        self.init(wrappedValue: nil, name)
+    }
+}
+
+@available(*, unavailable)
+extension Attribute: Sendable {}
+
+/// Declares a to-one relationship of a ``ManagedObject`` subclass, stored as the destination's
+/// primary key:
+///
+/// ```swift
+/// @Relationship("station") var station: BuoyStation?
+/// ```
+///
+/// Reading it gives the destination object of the same context (a fault until used); setting it
+/// to an object of another context is a programming error.
+@propertyWrapper
+public struct Relationship<Destination: ManagedObject> {
+    let name: String
+
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
+    public var wrappedValue: Destination? {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Destination?>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Destination? {
+        get {
+            let relationship = object[keyPath: storageKeyPath]
+            if object.isPrototype {
+                object.probedPropertyName = relationship.name
+                return nil
+            }
+            let index = object.entity.propertyIndex(relationship.name)
+            guard case let .integer(primaryKey) = object.storeValue(at: index),
+                let context = object.managedObjectContext
+            else { return nil }
+            let id = ObjectID(
+                storeIdentifier: object.objectID.storeIdentifier,
+                entityName: Destination.entity.name,
+                primaryKey: primaryKey
+            )
+            return context.object(with: id) as? Destination
+        }
+        set {
+            let index = object.entity.propertyIndex(object[keyPath: storageKeyPath].name)
+            if let newValue {
+                precondition(
+                    newValue.managedObjectContext === object.managedObjectContext,
+                    "\(object.objectID): a relationship must point at an object of the same context"
+                )
+                object.setStoreValue(.integer(newValue.objectID.primaryKey), at: index)
+            } else {
+                object.setStoreValue(.null, at: index)
+            }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension Relationship: Sendable {}
+
+/// What the model reads from a property wrapper when it derives an entity description.
+protocol PersistentPropertyDeclaration {
+    var propertyDescription: PropertyDescription { get }
+    var defaultStoreValue: StoreValue { get }
+}
+
+extension Attribute: PersistentPropertyDeclaration {
+    var propertyDescription: PropertyDescription {
+        PropertyDescription(name: name, type: Value.attributeType, isOptional: Value.isOptionalAttribute)
+    }
+    var defaultStoreValue: StoreValue { defaultValue.storeValue }
+}
+
+extension Relationship: PersistentPropertyDeclaration {
+    var propertyDescription: PropertyDescription {
+        PropertyDescription(
+            name: name, type: .reference, isOptional: true, destinationEntityName: Destination.entity.name)
+    }
+    var defaultStoreValue: StoreValue { .null }
+}

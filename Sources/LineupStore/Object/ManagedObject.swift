@@ -1,0 +1,203 @@
+import Foundation
+
+/// An object of the object graph: one row of an entity, as seen by one context.
+///
+/// Declare an entity by subclassing and declaring its properties with ``Attribute`` and
+/// ``Relationship``; the entity description is derived from these declarations:
+///
+/// ```swift
+/// final class JournalEntry: ManagedObject {
+///     @Attribute("date") var date: Date?
+///     @Attribute("rating") var rating: Int?
+/// }
+/// let entry = JournalEntry(context: context)   // inserted, with its permanent ID
+/// ```
+///
+/// A managed object belongs to exactly one context and is used only on that context's queue
+/// (inside `perform` or `performAndWait`); it is not `Sendable`. Pass its ``objectID`` instead.
+open class ManagedObject {
+    public let objectID: ObjectID
+    public let entity: EntityDescription
+    public private(set) weak var managedObjectContext: ManagedObjectContext?
+
+    // The state below is confined to the context's queue.
+
+    /// The current values, one per property; empty while the object is a fault.
+    var values: [StoreValue]
+    /// The values as of the last load or save, kept once the object has changes.
+    var committedValuesStorage: [StoreValue]?
+    /// Properties changed since the last load or save.
+    var changedMask = PropertyMask.empty
+    /// The version of `values` as this context sees it.
+    var stamp: Int64 = 0
+    /// The version in the parent that this object's unsaved changes are based on.
+    var baseStamp: Int64 = 0
+    var state: State
+
+    enum State {
+        case fault
+        case clean
+        case inserted
+        case deleted(wasInserted: Bool)
+        /// The row is gone from the store (deleted elsewhere): accessors give defaults.
+        case inaccessible
+        /// Forgotten by its context (rolled back insert, reset): no longer part of any graph.
+        case detached
+    }
+
+    // Used only while the model is derived from a prototype (see `EntityDescription+Reflection`).
+    let isPrototype: Bool
+    var probedPropertyName: String?
+
+    /// Creates an object for a context or a prototype for reflection. Subclasses must not add
+    /// stored properties other than ``Attribute`` and ``Relationship`` declarations.
+    public required init(_ initialization: ObjectInitialization) {
+        self.objectID = initialization.objectID
+        self.entity = initialization.entity
+        self.managedObjectContext = initialization.context
+        self.values = initialization.values
+        self.stamp = initialization.stamp
+        self.baseStamp = initialization.stamp
+        self.isPrototype = initialization.isPrototype
+        self.state = initialization.state
+    }
+
+    /// Inserts a new object into `context`, with its permanent ID and default values.
+    public convenience init(context: ManagedObjectContext) {
+        self.init(context.initializationForInsert(of: Self.self))
+        context.registerInserted(self)
+    }
+
+    /// The entity name; the class name unless overridden.
+    open class var entityName: String { String(describing: self) }
+    /// Groups of properties whose values must be unique together.
+    open class var uniquenessConstraints: [[String]] { [] }
+    /// Extra indexes for fetches.
+    open class var indexes: [[String]] { [] }
+
+    /// Called before a save for inserted and updated objects; throw to refuse the save.
+    open func validateForSave() throws {}
+
+    public var isFault: Bool {
+        if case .fault = state { return true }
+        return false
+    }
+    public var isInserted: Bool {
+        if case .inserted = state { return true }
+        return false
+    }
+    public var isUpdated: Bool {
+        if case .clean = state { return !changedMask.isEmpty }
+        return false
+    }
+    /// True when the object is marked for deletion, or when its row no longer exists.
+    public var isDeleted: Bool {
+        switch state {
+        case .deleted, .inaccessible: return true
+        default: return false
+        }
+    }
+    public var hasChanges: Bool {
+        switch state {
+        case .inserted, .deleted: return true
+        case .clean: return !changedMask.isEmpty
+        default: return false
+        }
+    }
+
+    /// Loads the values of a fault now; throws ``StoreError`` with `.objectNotFound` when the row is
+    /// gone.
+    public func load() throws {
+        guard let context = managedObjectContext else {
+            throw StoreError(.objectNotFound, "\(objectID) has no context")
+        }
+        try context.fulfillFault(self, throwing: true)
+        if case .inaccessible = state {
+            throw StoreError(.objectNotFound, "\(objectID) does not exist")
+        }
+    }
+
+    /// The values of changed properties, by property name.
+    public func changedValues() -> [String: StoreValue] {
+        var result: [String: StoreValue] = [:]
+        for index in changedMask.indexes {
+            result[entity.properties[index].name] = values[index]
+        }
+        return result
+    }
+
+    /// The values as of the last load or save, by property name.
+    public func committedValues() -> [String: StoreValue] {
+        assertOnContextQueue()
+        let committed = committedValuesStorage ?? values
+        var result: [String: StoreValue] = [:]
+        for (index, property) in entity.properties.enumerated() where index < committed.count {
+            result[property.name] = committed[index]
+        }
+        return result
+    }
+
+    // MARK: - Value access for the property wrappers
+
+    func storeValue(at index: Int) -> StoreValue {
+        assertOnContextQueue()
+        if case .fault = state {
+            try? managedObjectContext?.fulfillFault(self, throwing: false)
+        }
+        guard index < values.count else { return entity.defaultValues[index] }
+        return values[index]
+    }
+
+    func setStoreValue(_ value: StoreValue, at index: Int) {
+        assertOnContextQueue()
+        if case .fault = state {
+            try? managedObjectContext?.fulfillFault(self, throwing: false)
+        }
+        switch state {
+        case .inserted:
+            values[index] = value
+        case .clean:
+            guard values[index] != value else { return }
+            if changedMask.isEmpty {
+                committedValuesStorage = values
+                managedObjectContext?.registerChanged(self)
+            }
+            values[index] = value
+            changedMask.insert(index)
+        case .deleted, .inaccessible, .detached, .fault:
+            preconditionFailure("\(objectID): cannot set \(entity.properties[index].name) on a deleted object")
+        }
+    }
+
+    @inline(__always)
+    func assertOnContextQueue() {
+        assert(
+            isPrototype || managedObjectContext?.isOnQueue ?? true,
+            "\(objectID) used off its context's queue: use perform or performAndWait"
+        )
+    }
+}
+
+@available(*, unavailable)
+extension ManagedObject: Sendable {}
+
+extension ManagedObject: CustomStringConvertible {
+    public var description: String {
+        "<\(entity.name) \(objectID.primaryKey)\(isFault ? " fault" : "")>"
+    }
+}
+
+/// What a `ManagedObject` is created with: made by contexts (and by the model for its
+/// prototypes), never by user code.
+public struct ObjectInitialization {
+    let objectID: ObjectID
+    let entity: EntityDescription
+    let context: ManagedObjectContext?
+    let values: [StoreValue]
+    let stamp: Int64
+    let state: ManagedObject.State
+    let isPrototype: Bool
+}
+
+@available(*, unavailable)
+extension ObjectInitialization: Sendable {}

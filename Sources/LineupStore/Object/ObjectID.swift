@@ -1,0 +1,62 @@
+public import Foundation
+
+/// The identity of a row: store, entity and primary key. Unlike a ``ManagedObject``, an ID is
+/// `Sendable`: pass IDs between contexts and threads, and look the object up in the other context
+/// with ``ManagedObjectContext/object(with:)`` or ``ManagedObjectContext/existingObject(with:)``.
+///
+/// IDs are permanent from the moment an object is inserted (the store hands out primary keys in
+/// blocks), so there are no temporary IDs to convert, ever.
+public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
+    public let storeIdentifier: UUID
+    public let entityName: String
+    public let primaryKey: Int64
+
+    public init(storeIdentifier: UUID, entityName: String, primaryKey: Int64) {
+        self.storeIdentifier = storeIdentifier
+        self.entityName = entityName
+        self.primaryKey = primaryKey
+    }
+
+    /// Always false: Lineup has no temporary IDs.
+    public var isTemporaryID: Bool { false }
+
+    /// `x-lineup://<store-uuid>/<Entity>/p<pk>`
+    public var uriRepresentation: URL {
+        URL(string: "x-lineup://\(storeIdentifier.uuidString)/\(entityName)/p\(primaryKey)")!
+    }
+
+    /// Parses the URI form; nil when the URI is not a Lineup object URI.
+    public init?(uriRepresentation uri: URL) {
+        guard uri.scheme == "x-lineup",
+            let host = uri.host, let store = UUID(uuidString: host)
+        else { return nil }
+        let components = uri.path.split(separator: "/")
+        guard components.count == 2, components[1].first == "p",
+            let primaryKey = Int64(components[1].dropFirst())
+        else { return nil }
+        self.init(storeIdentifier: store, entityName: String(components[0]), primaryKey: primaryKey)
+    }
+
+    public var description: String { uriRepresentation.absoluteString }
+
+    // Primary keys are unique across all entities of a store, so the key alone is a good hash;
+    // hashing the entity name too would cost a string hash on every dictionary access.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let uri = try container.decode(URL.self)
+        guard let id = ObjectID(uriRepresentation: uri) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not a Lineup object URI: \(uri)")
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(uriRepresentation)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    /// Runs a fetch on a WAL snapshot (concurrently with the writer and other readers).
+    func fetchRows(_ query: StoreQuery) throws -> [(ObjectID, RowSnapshot)] {
+        let entity = query.entity
+        let propertyCount = entity.properties.count
+        let selected: [Int]
+        switch query.columns {
+        case .all: selected = Array(0..<propertyCount)
+        case .sortKeys: selected = query.sorts.map(\.0)
+        }
+        var sql = "SELECT pk, _version"
+        for index in selected { sql += ", " + quoted(entity.properties[index].name) }
+        sql += " FROM \(quoted(entity.name)) WHERE \(query.condition)"
+        sql += " ORDER BY "
+        for (index, ascending) in query.sorts {
+            sql += quoted(entity.properties[index].name) + (ascending ? " ASC, " : " DESC, ")
+        }
+        sql += "pk ASC"
+        if let limit = query.limit {
+            sql += " LIMIT \(limit) OFFSET \(query.offset)"
+        } else if query.offset > 0 {
+            sql += " LIMIT -1 OFFSET \(query.offset)"
+        }
+        let storeIdentifier = identifier
+        let entityName = entity.name
+        let nullRow = [StoreValue](repeating: .null, count: propertyCount)
+        return try read { db in
+            let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
+            statement.bind(query.arguments)
+            defer { statement.reset() }
+            var rows: [(ObjectID, RowSnapshot)] = []
+            while try statement.step() {
+                var values = nullRow
+                for (column, index) in selected.enumerated() {
+                    values[index] = statement.value(at: Int32(column + 2))
+                }
+                let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, primaryKey: statement.int64(at: 0))
+                rows.append((id, RowSnapshot(values: values, stamp: statement.int64(at: 1))))
+            }
+            return rows
+        }
+    }
+
+    /// The saved rows of `ids`; missing rows are absent.
+    func fetchRows(ids: [ObjectID], entity: EntityDescription) throws -> [ObjectID: RowSnapshot] {
+        var result: [ObjectID: RowSnapshot] = [:]
+        for chunk in ids.chunked(500) {
+            let rows = try fetchRows(
+                StoreQuery(
+                    entity: entity,
+                    condition: "pk IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))",
+                    arguments: chunk.map { .integer($0.primaryKey) }, sorts: [], limit: nil, offset: 0, columns: .all))
+            for (id, row) in rows { result[id] = row }
+        }
+        return result
+    }
+
+    /// Saved rows whose `indexes` properties equal one of `keys`, with those values.
+    func fetchKeys(_ keys: [[StoreValue]], of indexes: [Int], entity: EntityDescription) throws -> [(ObjectID, [StoreValue])] {
+        let columns = indexes.map { quoted(entity.properties[$0].name) }
+        let tuple = "(" + Array(repeating: "?", count: indexes.count).joined(separator: ",") + ")"
+        var result: [(ObjectID, [StoreValue])] = []
+        for chunk in keys.chunked(max(1, 500 / indexes.count)) {
+            let sql = "SELECT pk, \(columns.joined(separator: ", ")) FROM \(quoted(entity.name)) WHERE (\(columns.joined(separator: ", "))) IN (VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ",")))"
+            let storeIdentifier = identifier
+            result += try read { db in
+                let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
+                statement.bind(chunk.flatMap { $0 })
+                defer { statement.reset() }
+                var rows: [(ObjectID, [StoreValue])] = []
+                while try statement.step() {
+                    let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: statement.int64(at: 0))
+                    rows.append((id, indexes.indices.map { statement.value(at: Int32($0 + 1)) }))
+                }
+                return rows
+            }
+        }
+        return result
+    }
+
+    func count(entity: EntityDescription, condition: String, arguments: [StoreValue]) throws -> Int {
+        let sql = "SELECT count(*) FROM \(quoted(entity.name)) WHERE \(condition)"
+        return try read { db in
+            let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
+            statement.bind(arguments)
+            defer { statement.reset() }
+            return try statement.step() ? Int(statement.int64(at: 0)) : 0
+        }
+    }
+
+    /// Runs read-only SQL and returns its rows as column name → value (for aggregates).
+    func select(_ sql: String, arguments: [StoreValue]) throws -> [[String: StoreValue]] {
+        try read { db in
+            let prepared = try db.cachedStatement(sql: sql)
+            let names = prepared.columnNames
+            let statement = SQLiteStatement(prepared, in: db)
+            statement.bind(arguments)
+            defer { statement.reset() }
+            var rows: [[String: StoreValue]] = []
+            while try statement.step() {
+                var row: [String: StoreValue] = [:]
+                for (column, name) in names.enumerated() { row[name] = statement.value(at: Int32(column)) }
+                rows.append(row)
+            }
+            return rows
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.sqlite, "\(url.path): read failed: \(error)", underlying: error)
+        }
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

@@ -1,0 +1,279 @@
+public import Foundation
+import GRDB
+import GRDBSQLite
+public import Logging
+import Synchronization
+
+/// The SQLite persistent store: one database in WAL mode, written only by the writer context's
+/// saves (one transaction each) and read concurrently from WAL snapshots by every context.
+///
+/// Opening checks that the file is ours: a database Lineup did not create, a corrupt file, or a
+/// store written by a newer model is refused with a clear error and never rewritten. Adding an
+/// entity or an optional property migrates the store in place.
+public final class SQLiteStore: Sendable {
+    public let url: URL
+    public let identifier: UUID
+    public let model: ManagedObjectModel
+    let pool: DatabasePool
+    let logger: Logger
+    private let nextPrimaryKey: Atomic<Int64>
+    private let nextStampValue: Atomic<Int64>
+
+    /// How many primary keys a context reserves at a time.
+    static let primaryKeyBlock: Int64 = 4096
+    static let format = "lineup-store"
+    static let formatVersion = 1
+
+    public init(url: URL, model: ManagedObjectModel, logger: Logger) throws {
+        self.url = url
+        self.model = model
+        self.logger = logger
+        try Self.checkHeader(of: url)
+        try Self.checkOwnership(of: url)
+        var configuration = Configuration()
+        configuration.label = "lineup.store"
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // Every commit is a flush that acknowledges jobs: it must survive a power loss too.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: url.path, configuration: configuration)
+        } catch {
+            throw StoreError(.storeCorrupt, "\(url.path): cannot open: \(error)", underlying: error)
+        }
+        let opened: OpenedMetadata
+        do {
+            opened = try pool.write { db in try Self.prepareSchema(db, model: model, path: url.path) }
+        } catch let error as StoreError {
+            try? pool.close()
+            throw error
+        } catch {
+            try? pool.close()
+            throw StoreError(.storeCorrupt, "\(url.path): \(error)", underlying: error)
+        }
+        identifier = opened.identifier
+        nextPrimaryKey = Atomic(opened.nextPrimaryKey)
+        nextStampValue = Atomic(opened.nextStamp)
+        logger.debug(
+            "store opened",
+            metadata: ["path": "\(url.path)", "store": "\(identifier)", "next_pk": "\(opened.nextPrimaryKey)"])
+    }
+
+    /// A block of primary keys for one context's inserts. Keys of a block that is not used up
+    /// (or of a crash) are simply never used: keys only need to be unique.
+    func reservePrimaryKeys() -> Range<Int64> {
+        let block = Self.primaryKeyBlock
+        let first = nextPrimaryKey.wrappingAdd(block, ordering: .relaxed).oldValue
+        return first..<(first + block)
+    }
+
+    /// A new row version, unique in this store.
+    func nextStamp() -> Int64 {
+        nextStampValue.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    /// The next key and version not handed out yet.
+    func counters() -> (nextPrimaryKey: Int64, nextStamp: Int64) {
+        (nextPrimaryKey.load(ordering: .relaxed), nextStampValue.load(ordering: .relaxed))
+    }
+
+    /// Writes the WAL back into the database file and truncates it.
+    public func checkpoint() throws {
+        do {
+            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        } catch {
+            throw StoreError(.sqlite, "\(url.path): checkpoint failed: \(error)", underlying: error)
+        }
+    }
+
+    /// SQLite's `PRAGMA integrity_check`: "ok" for a sound database.
+    public func integrityCheck() throws -> String {
+        try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n") }
+    }
+
+    public func close() throws {
+        try pool.close()
+    }
+
+    /// The number of rows of an entity on disk (saved data only).
+    public func rowCount(of entityName: String) throws -> Int {
+        guard let entity = model.entity(named: entityName) else { return 0 }
+        return try count(entity: entity, condition: "1", arguments: [])
+    }
+
+    // MARK: - Opening
+
+    private struct OpenedMetadata {
+        let identifier: UUID
+        let nextPrimaryKey: Int64
+        let nextStamp: Int64
+    }
+
+    private static func checkHeader(of url: URL) throws {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if !header.isEmpty && header != Data("SQLite format 3\0".utf8) {
+            throw StoreError(.storeCorrupt, "\(url.path) is not an SQLite database")
+        }
+    }
+
+    /// Refuses a database Lineup did not create before anything opens it for writing (opening a
+    /// pool would already switch its journal to WAL).
+    private static func checkOwnership(of url: URL) throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        guard size > 0 else { return }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let tables: [String]
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            tables = try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        } catch {
+            throw StoreError(.storeCorrupt, "\(url.path): cannot read: \(error)", underlying: error)
+        }
+        if !tables.isEmpty && !tables.contains("lineup_metadata") {
+            throw StoreError(
+                .storeNotOurs,
+                "\(url.path) is an SQLite database that Lineup did not create (tables: \(tables.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    private static func prepareSchema(_ db: Database, model: ManagedObjectModel, path: String) throws -> OpenedMetadata {
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        if !tables.contains("lineup_metadata") {
+            if !tables.isEmpty {
+                throw StoreError(
+                    .storeNotOurs,
+                    "\(path) is an SQLite database that Lineup did not create (tables: \(tables.sorted().joined(separator: ", ")))")
+            }
+            try db.execute(sql: "CREATE TABLE lineup_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            let identifier = UUID()
+            try setMetadata(db, "format", format)
+            try setMetadata(db, "format_version", String(formatVersion))
+            try setMetadata(db, "store_uuid", identifier.uuidString)
+            try setMetadata(db, "next_pk", "1")
+            try setMetadata(db, "next_stamp", "1")
+            for entity in model.entities {
+                try createTable(db, entity.schema)
+            }
+            try setMetadata(db, "schema", encodeSchema(model.schema))
+            return OpenedMetadata(identifier: identifier, nextPrimaryKey: 1, nextStamp: 1)
+        }
+        let metadata = Dictionary(
+            uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM lineup_metadata").map {
+                (String($0["key"] as String), String($0["value"] as String))
+            })
+        guard metadata["format"] == format, let version = metadata["format_version"].flatMap(Int.init),
+            let identifier = metadata["store_uuid"].flatMap(UUID.init(uuidString:)),
+            let schemaJSON = metadata["schema"]
+        else {
+            throw StoreError(.storeNotOurs, "\(path) has a lineup_metadata table that Lineup did not write")
+        }
+        guard version <= formatVersion else {
+            throw StoreError(.storeNewerThanModel, "\(path) has store format \(version); this Lineup reads up to \(formatVersion)")
+        }
+        let stored: [EntitySchema]
+        do {
+            stored = try JSONDecoder().decode([EntitySchema].self, from: Data(schemaJSON.utf8))
+        } catch {
+            throw StoreError(.storeCorrupt, "\(path): unreadable schema in lineup_metadata: \(error)")
+        }
+        let migrated = try migrate(db, from: stored, to: model, path: path)
+        if migrated {
+            try setMetadata(db, "schema", encodeSchema(model.schema))
+        }
+        var nextKey = Int64(metadata["next_pk"] ?? "1") ?? 1
+        var nextStamp = Int64(metadata["next_stamp"] ?? "1") ?? 1
+        for entity in model.entities {
+            let table = quoted(entity.name)
+            let maxima = try Row.fetchOne(db, sql: "SELECT max(pk), max(_version) FROM \(table)")
+            nextKey = max(nextKey, ((maxima?[0] as Int64?) ?? 0) + 1)
+            nextStamp = max(nextStamp, ((maxima?[1] as Int64?) ?? 0) + 1)
+        }
+        return OpenedMetadata(identifier: identifier, nextPrimaryKey: nextKey, nextStamp: nextStamp)
+    }
+
+    /// Adds what the model added (entities, optional properties); refuses everything else.
+    private static func migrate(
+        _ db: Database, from stored: [EntitySchema], to model: ManagedObjectModel, path: String
+    ) throws -> Bool {
+        var migrated = false
+        let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
+        for old in stored {
+            guard let entity = model.entity(named: old.name) else {
+                throw StoreError(.storeNewerThanModel, "\(path) holds entity \(old.name), which this model lacks")
+            }
+            for property in old.properties {
+                guard let current = entity.properties.first(where: { $0.name == property.name }) else {
+                    throw StoreError(
+                        .storeNewerThanModel, "\(path) holds \(old.name).\(property.name), which this model lacks")
+                }
+                guard current.type == property.type else {
+                    throw StoreError(
+                        .migrationUnsupported,
+                        "\(old.name).\(property.name) changed from \(property.type) to \(current.type)")
+                }
+            }
+        }
+        for entity in model.entities {
+            guard let old = storedByName[entity.name] else {
+                try createTable(db, entity.schema)
+                migrated = true
+                continue
+            }
+            for property in entity.properties where !old.properties.contains(where: { $0.name == property.name }) {
+                guard property.isOptional else {
+                    throw StoreError(
+                        .migrationUnsupported,
+                        "\(entity.name).\(property.name) is new and not optional: existing rows would have no value")
+                }
+                try db.execute(
+                    sql: "ALTER TABLE \(quoted(entity.name)) ADD COLUMN \(quoted(property.name)) \(property.type.sqlType)")
+                migrated = true
+            }
+            if old.uniquenessConstraints != entity.uniquenessConstraints || old.indexes != entity.indexes {
+                try createIndexes(db, entity.schema)
+                migrated = true
+            }
+        }
+        return migrated
+    }
+
+    private static func createTable(_ db: Database, _ entity: EntitySchema) throws {
+        var columns = ["pk INTEGER PRIMARY KEY", "_version INTEGER NOT NULL"]
+        for property in entity.properties {
+            precondition(property.name != "pk" && property.name != "_version", "\(entity.name).\(property.name) is reserved")
+            columns.append("\(quoted(property.name)) \(property.type.sqlType)")
+        }
+        try db.execute(sql: "CREATE TABLE \(quoted(entity.name)) (\(columns.joined(separator: ", ")))")
+        try createIndexes(db, entity)
+    }
+
+    private static func createIndexes(_ db: Database, _ entity: EntitySchema) throws {
+        for (number, constraint) in entity.uniquenessConstraints.enumerated() {
+            try db.execute(
+                sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted("\(entity.name)_unique_\(number)")) ON \(quoted(entity.name)) (\(constraint.map(quoted).joined(separator: ", ")))")
+        }
+        for (number, index) in entity.indexes.enumerated() {
+            try db.execute(
+                sql: "CREATE INDEX IF NOT EXISTS \(quoted("\(entity.name)_index_\(number)")) ON \(quoted(entity.name)) (\(index.map(quoted).joined(separator: ", ")))")
+        }
+    }
+
+    static func setMetadata(_ db: Database, _ key: String, _ value: String) throws {
+        try db.execute(
+            sql: "INSERT INTO lineup_metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            arguments: [key, value])
+    }
+
+    private static func encodeSchema(_ schema: [EntitySchema]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(schema), as: UTF8.self)
+    }
+}

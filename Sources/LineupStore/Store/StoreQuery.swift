@@ -1,0 +1,17 @@
+/// A fetch as the store runs it: a compiled condition, sort keys (property index, ascending),
+/// limit and offset, and which columns to read.
+struct StoreQuery: Sendable {
+    enum Columns: Sendable {
+        case all
+        /// Only the sort properties (the other values are NULL): for IDs, counts and batched faults.
+        case sortKeys
+    }
+
+    let entity: EntityDescription
+    let condition: String
+    let arguments: [StoreValue]
+    let sorts: [(Int, Bool)]
+    var limit: Int?
+    var offset: Int
+    let columns: Columns
+}

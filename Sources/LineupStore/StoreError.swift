@@ -1,0 +1,56 @@
+/// An error of the object-graph stack. Misuse (an object used off its context's queue, an unknown
+/// property) is a precondition failure, not a thrown error; what is thrown is what a correct
+/// program can meet: a missing row, a conflict, a store that cannot be opened, a failed write.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Value: Sendable, Hashable {
+            case objectNotFound, mergeConflict, validationFailed, storeNotOurs, storeCorrupt,
+                storeNewerThanModel, migrationUnsupported, sqlite
+        }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The row of an object ID does not exist.
+        public static let objectNotFound = Code(.objectNotFound)
+        /// A save met conflicts that its merge policy did not resolve; see `conflicts`.
+        public static let mergeConflict = Code(.mergeConflict)
+        /// An object refused to be saved.
+        public static let validationFailed = Code(.validationFailed)
+        /// The file is an SQLite database that Lineup did not create.
+        public static let storeNotOurs = Code(.storeNotOurs)
+        /// The file is not a readable SQLite database.
+        public static let storeCorrupt = Code(.storeCorrupt)
+        /// The store was written by a newer model (it has entities or properties this model lacks).
+        public static let storeNewerThanModel = Code(.storeNewerThanModel)
+        /// The model changed in a way that cannot be migrated in place.
+        public static let migrationUnsupported = Code(.migrationUnsupported)
+        /// SQLite failed (disk full, I/O error, ...); see `underlying`.
+        public static let sqlite = Code(.sqlite)
+
+        public var description: String { String(describing: value) }
+    }
+
+    public let code: Code
+    public let message: String
+    /// The conflicts of a `.mergeConflict` error.
+    public let conflicts: [MergeConflict]
+    public let underlying: (any Error)?
+
+    init(_ code: Code, _ message: String, conflicts: [MergeConflict] = [], underlying: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.conflicts = conflicts
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var text = "\(code): \(message)"
+        if !conflicts.isEmpty {
+            text += " [" + conflicts.map(\.description).joined(separator: "; ") + "]"
+        }
+        if let underlying {
+            text += " (\(underlying))"
+        }
+        return text
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import LineupStore
+import Testing
+
+/// A child that loaded a row at one version saves after a sibling saved a newer version of it.
+@Suite struct ConflictTests {
+    struct Outcome {
+        let location: String?
+        let rating: Int?
+        let error: StoreError?
+    }
+
+    /// Row on disk: location "original", rating 1. The sibling sets location "theirs" and rating 2
+    /// and saves first; then the stale child sets location "mine" (and height "mine") and saves.
+    private func race(policy: MergePolicy) throws -> Outcome {
+        let stack = try TemporaryStack()
+        let seed = stack.container.newTaskContext(name: "seed")
+        let id = try seed.performAndWait {
+            let entry = seed.insertEntry("original", rating: 1)
+            try seed.save()
+            return entry.objectID
+        }
+        try stack.container.flush()
+        let stale = stack.container.newTaskContext(name: "stale")
+        stale.mergePolicy = policy
+        let staleEntry = try stale.performAndWait { try stale.existingObject(with: id) as! Entry }
+        let sibling = stack.container.newTaskContext(name: "sibling")
+        try sibling.performAndWait {
+            let entry = try sibling.existingObject(with: id) as! Entry
+            entry.location = "theirs"
+            entry.rating = 2
+            try sibling.save()
+        }
+        var error: StoreError?
+        stale.performAndWait {
+            staleEntry.location = "mine"
+            staleEntry.height = "mine"
+            do { try stale.save() } catch let caught as StoreError { error = caught } catch {}
+        }
+        try stack.container.flush()
+        let (location, rating) = try TemporaryStack.reopen(stack) { context in
+            let entry = try context.existingObject(with: id) as! Entry
+            return (entry.location, entry.rating)
+        }
+        return Outcome(location: location, rating: rating, error: error)
+    }
+
+    @Test func errorPolicyThrowsAConflictListingTheObjects() throws {
+        let outcome = try race(policy: .error)
+        let error = try #require(outcome.error)
+        #expect(error.code == .mergeConflict)
+        #expect(error.conflicts.count == 1)
+        #expect(Set(error.conflicts[0].changedProperties) == ["location", "height"])
+        if case .newerVersion = error.conflicts[0].reason {} else { Issue.record("unexpected reason \(error.conflicts[0].reason)") }
+        #expect(outcome.location == "theirs" && outcome.rating == 2, "nothing of the failed save is stored")
+    }
+
+    @Test func mergeByPropertyObjectTrumpKeepsTheObjectsChangesAndTheirOtherChanges() throws {
+        let outcome = try race(policy: .mergeByPropertyObjectTrump)
+        #expect(outcome.error == nil)
+        #expect(outcome.location == "mine")
+        #expect(outcome.rating == 2)
+    }
+
+    @Test func mergeByPropertyStoreTrumpKeepsTheirValueWhereBothChanged() throws {
+        let outcome = try race(policy: .mergeByPropertyStoreTrump)
+        #expect(outcome.error == nil)
+        #expect(outcome.location == "theirs")
+        #expect(outcome.rating == 2)
+    }
+
+    @Test func overwriteWritesTheWholeObject() throws {
+        let outcome = try race(policy: .overwrite)
+        #expect(outcome.error == nil)
+        #expect(outcome.location == "mine")
+        #expect(outcome.rating == 1, "the stale object's unchanged rating overwrites theirs")
+    }
+
+    @Test func rollbackDiscardsTheObjectsChanges() throws {
+        let outcome = try race(policy: .rollback)
+        #expect(outcome.error == nil)
+        #expect(outcome.location == "theirs")
+        #expect(outcome.rating == 2)
+    }
+
+    @Test func childrenInheritTheParentsPolicy() throws {
+        let stack = try TemporaryStack()
+        stack.main.mergePolicy = .mergeByPropertyObjectTrump
+        let child = stack.container.newTaskContext(name: "child")
+        #expect(child.mergePolicy == .mergeByPropertyObjectTrump)
+        child.mergePolicy = .rollback
+        #expect(child.mergePolicy == .rollback)
+        #expect(stack.container.writerContext.mergePolicy == .error)
+    }
+
+    @Test func uniquenessConstraintConflictIsRefusedAtTheParent() throws {
+        let stack = try TemporaryStack()
+        let first = stack.container.newTaskContext(name: "first")
+        let second = stack.container.newTaskContext(name: "second")
+        try first.performAndWait {
+            Station(context: first).stationID = "42002"
+            try first.save()
+        }
+        second.performAndWait {
+            Station(context: second).stationID = "42002"
+            let error = #expect(throws: StoreError.self) { try second.save() }
+            #expect(error?.code == .mergeConflict)
+            if case .uniqueness(let properties, _)? = error?.conflicts.first?.reason {
+                #expect(properties == ["stationID"])
+            } else {
+                Issue.record("expected a uniqueness conflict, got \(String(describing: error))")
+            }
+        }
+        try stack.container.flush()
+        // Also against rows already on disk.
+        let third = stack.container.newTaskContext(name: "third")
+        third.performAndWait {
+            Station(context: third).stationID = "42002"
+            #expect(throws: StoreError.self) { try third.save() }
+        }
+        #expect(try stack.rowsOnDisk("Station") == 1)
+    }
+}

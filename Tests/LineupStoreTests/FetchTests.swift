@@ -1,0 +1,115 @@
+import Foundation
+import LineupStore
+import Testing
+
+@Suite struct FetchTests {
+    /// Saved to disk: A(1) B(2) C(3) D(4) E(5), locations "Spot A"... with ratings 1...5.
+    private func seededStack() throws -> TemporaryStack {
+        let stack = try TemporaryStack()
+        let seed = stack.container.newTaskContext(name: "seed")
+        try seed.performAndWait {
+            for (offset, letter) in ["A", "B", "C", "D", "E"].enumerated() {
+                seed.insertEntry("Spot \(letter)", rating: offset + 1)
+            }
+            try seed.save()
+        }
+        try stack.container.flush()
+        return stack
+    }
+
+    @Test func predicateSortLimitOffset() throws {
+        let stack = try seededStack()
+        let context = stack.container.newTaskContext(name: "reader")
+        try context.performAndWait { () throws in
+            let request = FetchRequest<Entry>(predicate: \.rating >= 2, sortedBy: [.descending(\.rating)], limit: 2, offset: 1)
+            #expect(try context.fetch(request).map(\.location) == ["Spot D", "Spot C"])
+            #expect(try context.count(for: FetchRequest<Entry>(predicate: \.rating >= 2)) == 4)
+            #expect(try context.count(for: FetchRequest<Entry>(predicate: \.rating == nil)) == 0)
+            let either: FetchPredicate<Entry> = \.rating == 1 || \.location == "Spot E"
+            #expect(try context.fetch(FetchRequest(predicate: either, sortedBy: [.ascending(\.rating)])).map(\.rating) == [1, 5])
+            #expect(try context.fetch(FetchRequest<Entry>(predicate: !(\.rating > 1))).map(\.rating) == [1])
+            #expect(try context.fetch(FetchRequest<Entry>(predicate: .contains(\.location, "spot c"))).map(\.rating) == [3])
+            #expect(try context.fetch(FetchRequest<Entry>(predicate: .isIn(\.rating, [2, 4]), sortedBy: [.ascending(\.rating)])).map(\.rating) == [2, 4])
+            #expect(try context.fetchObjectIDs(FetchRequest<Entry>()).count == 5)
+        }
+    }
+
+    @Test func grandchildSeesAMainContextInsertNotYetSavedToDisk() throws {
+        let stack = try seededStack()
+        stack.main.performAndWait {
+            _ = stack.main.insertEntry("Main only", rating: 5)
+        }
+        let child = stack.container.newTaskContext(name: "child")
+        let grandchild = child.newChildContext(name: "grandchild")
+        try grandchild.performAndWait {
+            let best = try grandchild.fetch(FetchRequest<Entry>(predicate: \.rating == 5, sortedBy: [.ascending(\.location)]))
+            #expect(best.map(\.location) == ["Main only", "Spot E"])
+            #expect(try grandchild.count(for: FetchRequest<Entry>()) == 6)
+            let onlySaved = FetchRequest<Entry>(predicate: \.rating == 5, includesPendingChanges: false)
+            #expect(try grandchild.fetch(onlySaved).map(\.location) == ["Spot E"])
+        }
+        #expect(try stack.rowsOnDisk("Entry") == 5)
+    }
+
+    @Test func pendingChangesOfEveryAncestorAreOverlaid() throws {
+        let stack = try seededStack()
+        let child = stack.container.newTaskContext(name: "child")
+        try child.performAndWait {
+            let all = try child.fetch(FetchRequest<Entry>(sortedBy: [.ascending(\.rating)]))
+            all[0].rating = 10          // A: updated in the child, now matches >= 5
+            child.delete(all[4])        // E: deleted in the child
+            try child.save()            // both now pending in main only
+        }
+        let grandchild = child.newChildContext(name: "grandchild")
+        try grandchild.performAndWait {
+            let updatedInGrandchild = try grandchild.fetch(FetchRequest<Entry>(predicate: \.location == "Spot D"))[0]
+            updatedInGrandchild.rating = 1   // D: no longer matches, unsaved in the grandchild
+            grandchild.insertEntry("New", rating: 7)
+            let request = FetchRequest<Entry>(predicate: \.rating >= 5, sortedBy: [.descending(\.rating)])
+            #expect(try grandchild.fetch(request).map(\.location) == ["Spot A", "New"])
+            #expect(try grandchild.count(for: request) == 2)
+            var limited = request
+            limited.fetchLimit = 1
+            limited.fetchOffset = 1
+            #expect(try grandchild.fetch(limited).map(\.location) == ["New"])
+        }
+    }
+
+    @Test func batchedFetchReturnsFaultsThatLoadABatchAtATime() throws {
+        let stack = try seededStack()
+        let context = stack.container.newTaskContext(name: "reader")
+        try context.performAndWait { () throws in
+            let results = try context.fetch(FetchRequest<Entry>(sortedBy: [.ascending(\.rating)], batchSize: 2))
+            #expect(results.count == 5)
+            #expect(results.allSatisfy { $0.isFault })
+            #expect(results[0].location == "Spot A")
+            #expect(!results[1].isFault, "the first use loaded its whole batch")
+            #expect(results[2].isFault, "the next batch is not loaded yet")
+            #expect(results.map(\.rating) == [1, 2, 3, 4, 5])
+        }
+    }
+
+    @Test func relationshipsAndReferencePredicates() throws {
+        let stack = try TemporaryStack()
+        let context = stack.container.newTaskContext(name: "job")
+        try context.performAndWait {
+            let station = Station(context: context)
+            station.stationID = "42002"
+            let reading = Reading(context: context)
+            reading.station = station
+            reading.time = Date(timeIntervalSince1970: 1_645_960_800)
+            reading.waveHeight = 2.5
+            try context.save()
+            let found = try context.fetch(FetchRequest<Reading>(predicate: .refers(\.station, to: station.objectID)))
+            #expect(found.count == 1)
+            #expect(found[0].station === station)
+        }
+        try stack.container.flush()
+        let reader = stack.container.newTaskContext(name: "reader")
+        try reader.performAndWait {
+            let reading = try reader.fetch(FetchRequest<Reading>())[0]
+            #expect(reading.station?.stationID == "42002")
+            #expect(reading.time == Date(timeIntervalSince1970: 1_645_960_800))
+        }
+    }
+}
