@@ -113,3 +113,47 @@ import Testing
         }
     }
 }
+
+@Suite struct AggregateTests {
+    @Test func groupedAggregatesOverSavedRows() throws {
+        let stack = try TemporaryStack()
+        let context = stack.container.newTaskContext(name: "seed")
+        try context.performAndWait {
+            let january = Date(timeIntervalSince1970: 1_704_067_200)   // 2024-01-01T00:00:00Z
+            let july = Date(timeIntervalSince1970: 1_719_792_000)      // 2024-07-01T00:00:00Z
+            for (location, rating, date) in [("A", 2, january), ("A", 4, july), ("A", 5, july), ("B", 3, january)] {
+                let entry = context.insertEntry(location, rating: rating)
+                entry.date = date
+            }
+            context.insertEntry("B", rating: nil)
+            try context.save()
+        }
+        try stack.container.flush()
+        let rows = try context.performAndWait {
+            try context.aggregate(
+                AggregateRequest<Entry>(
+                    groupBy: [.property(\.location, as: "location")],
+                    aggregates: [.count(as: "sessions"), .count(\.rating, as: "rated"), .average(\.rating, as: "mean"), .maximum(\.rating, as: "best")]))
+        }
+        #expect(rows.count == 2)
+        #expect(rows[0] == ["location": .text("A"), "sessions": .integer(3), "rated": .integer(3), "mean": .real(11.0 / 3.0), "best": .integer(5)])
+        #expect(rows[1] == ["location": .text("B"), "sessions": .integer(2), "rated": .integer(1), "mean": .real(3), "best": .integer(3)])
+        let months = try context.performAndWait {
+            try context.aggregate(
+                AggregateRequest<Entry>(
+                    predicate: \.location == "A", groupBy: [.month(of: \.date, as: "month")], aggregates: [.count(as: "n")]))
+        }
+        #expect(months == [["month": .integer(1), "n": .integer(1)], ["month": .integer(7), "n": .integer(2)]])
+    }
+
+    @Test func aggregatesIgnoreUnsavedChanges() throws {
+        let stack = try TemporaryStack()
+        let context = stack.container.newTaskContext(name: "seed")
+        let rows = try context.performAndWait {
+            context.insertEntry("A", rating: 1)
+            try context.save()
+            return try context.aggregate(AggregateRequest<Entry>(aggregates: [.count(as: "n")]))
+        }
+        #expect(rows == [["n": .integer(0)]])
+    }
+}

@@ -1,0 +1,209 @@
+public import Foundation
+import GRDB
+import Synchronization
+
+/// Reads the rows of a Core Data SQLite store, in place and strictly read-only.
+///
+/// The store is opened with `SQLITE_OPEN_READONLY`, together with its `-wal` file: a Core
+/// Data store in WAL mode may hold every row in its `-wal` (the SurfJournal seed store
+/// does), so a reader that copied or opened the `.sqlite` alone would see an empty store.
+/// Nothing is ever written to the `.sqlite` or `-wal` file; SQLite may only update the
+/// `-shm` index, and only when the user may write it.
+///
+/// Read-only access to a WAL-mode store needs its `-shm` file to exist or its directory to
+/// be writable (so that SQLite can create it); otherwise opening throws
+/// ``CoreDataStoreError/Code/walFilesUnavailable``. A store in a read-only directory with
+/// all three files present is read fine.
+///
+/// Core Data upper-cases attribute names in column names (`waveHeight` is stored as
+/// `ZWAVEHEIGHT`), so the original camel case is lost: attributes are named by the column
+/// name without its `Z`, lower-cased (`waveheight`), unless the model's attribute names are
+/// passed to ``init(url:attributeNames:)``. Entity names keep their case (`Z_PRIMARYKEY`
+/// stores them as written).
+///
+/// The reader is `Sendable`; reads are serialized on one SQLite connection, which closes
+/// when the reader is released or ``close()`` is called.
+public final class CoreDataStoreReader: Sendable {
+    /// The store file.
+    public let url: URL
+    /// The entities listed in `Z_PRIMARYKEY`, in `Z_ENT` order.
+    public let entities: [CoreDataEntity]
+    /// The store's UUID from `Z_METADATA` (`Z_UUID`), if recorded.
+    public let storeUUID: String?
+
+    private let database: GRDB.DatabaseQueue
+    private let path: String
+    /// Whether ``close()`` has run. SQLite must not be touched after that (GRDB's closed
+    /// connection is not safe to read), so every read holds this lock: reads and close are
+    /// serialized, as they would be on the connection's queue anyway.
+    private let isClosed = Mutex(false)
+
+    /// Opens the Core Data store at `url` read-only, with its `-wal` and `-shm` files.
+    ///
+    /// - Parameters:
+    ///   - url: The `.sqlite` file of the store.
+    ///   - attributeNames: The model's attribute names in their original case, e.g.
+    ///     `["waveHeight", "stationID"]`. A column named `Z` + the upper-cased name takes
+    ///     that name instead of the lower-cased default; other columns keep the default.
+    /// - Throws: ``CoreDataStoreError``, naming the file: ``CoreDataStoreError/Code/fileNotFound``,
+    ///   ``CoreDataStoreError/Code/notADatabase``, ``CoreDataStoreError/Code/notACoreDataStore``,
+    ///   ``CoreDataStoreError/Code/walFilesUnavailable``, ``CoreDataStoreError/Code/cannotOpen``
+    ///   or ``CoreDataStoreError/Code/malformedStore``.
+    public init(url: URL, attributeNames: Set<String> = []) throws {
+        let path = url.path
+        self.url = url
+        self.path = path
+        try Self.checkIsSQLiteFile(at: path)
+
+        var configuration = GRDB.Configuration()
+        configuration.readonly = true
+        configuration.label = "LineupStore.CoreDataStoreReader"
+        // A Core Data app writing the store at the same time holds its locks briefly.
+        configuration.busyMode = .timeout(5)
+
+        let database: GRDB.DatabaseQueue
+        let schema: Schema
+        do {
+            database = try GRDB.DatabaseQueue(path: path, configuration: configuration)
+            schema = try database.read { db in
+                try Self.readSchema(db, path: path, attributeNames: attributeNames)
+            }
+        } catch let error as GRDB.DatabaseError {
+            throw Self.openError(error, path: path)
+        }
+        self.database = database
+        self.entities = schema.entities
+        self.storeUUID = schema.storeUUID
+    }
+
+    /// The entity of that name (case-sensitive, as in the model), if the store has it.
+    public func entity(named name: String) -> CoreDataEntity? {
+        entities.first { $0.name == name }
+    }
+
+    /// Streams the rows of an entity (and of its sub-entities) in ascending `Z_PK` order, in
+    /// batches of at most `batchSize` rows, from one consistent snapshot of the store.
+    ///
+    /// Memory stays bounded by one batch whatever the table size: rows come from an SQLite
+    /// cursor and each batch is released once `body` returns. `body` runs while the read
+    /// transaction is open, so it must not call back into this reader. An error thrown by
+    /// `body` stops the iteration and is rethrown as is.
+    ///
+    /// - Parameters:
+    ///   - name: The entity name, e.g. `JournalEntry`.
+    ///   - batchSize: The largest number of rows passed to one call of `body`; at least 1.
+    ///   - body: Receives each batch, in order.
+    /// - Throws: ``CoreDataStoreError/Code/unknownEntity``, ``CoreDataStoreError/Code/readFailed``,
+    ///   or the error thrown by `body`.
+    public func forEachRow(
+        ofEntity name: String,
+        batchSize: Int = 1_000,
+        _ body: ([CoreDataRow]) throws -> Void
+    ) throws {
+        precondition(batchSize > 0, "batchSize must be at least 1, got \(batchSize)")
+        guard let entity = entity(named: name) else {
+            let known = entities.map(\.name).joined(separator: ", ")
+            throw CoreDataStoreError(
+                code: .unknownEntity,
+                path: path,
+                reason: "no entity named '\(name)' (the store has: \(known))"
+            )
+        }
+        let layout = CoreDataRowLayout(storePath: path, entityName: entity.name, names: entity.attributes.map(\.name))
+        let sql = Self.selectSQL(for: entity)
+        // Tells the body's own errors (rethrown as they are) from SQLite's (wrapped).
+        var bodyError: (any Error)?
+        do {
+            try isClosed.withLock { isClosed in
+                guard !isClosed else {
+                    throw CoreDataStoreError(code: .readFailed, path: path, reason: "the reader was closed")
+                }
+                try database.read { db in
+                    let cursor = try GRDB.Row.fetchCursor(db, sql: sql)
+                    var batch: [CoreDataRow] = []
+                    batch.reserveCapacity(batchSize)
+                    while let row = try cursor.next() {
+                        batch.append(Self.makeRow(row, of: entity, layout: layout))
+                        if batch.count == batchSize {
+                            do { try body(batch) } catch { bodyError = error; throw error }
+                            batch.removeAll(keepingCapacity: true)
+                        }
+                    }
+                    if !batch.isEmpty {
+                        do { try body(batch) } catch { bodyError = error; throw error }
+                    }
+                }
+            }
+        } catch {
+            if let bodyError { throw bodyError }
+            if let error = error as? CoreDataStoreError { throw error }
+            throw CoreDataStoreError(
+                code: .readFailed,
+                path: path,
+                reason: "reading the rows of \(entity.name) from table \(entity.tableName) failed",
+                underlyingError: error
+            )
+        }
+    }
+
+    /// Closes the SQLite connection now rather than when the reader is released. Any later
+    /// read throws ``CoreDataStoreError/Code/readFailed``; closing twice does nothing.
+    public func close() throws {
+        try isClosed.withLock { isClosed in
+            guard !isClosed else { return }
+            do {
+                try database.close()
+            } catch {
+                throw CoreDataStoreError(code: .readFailed, path: path, reason: "closing the store failed", underlyingError: error)
+            }
+            isClosed = true
+        }
+    }
+
+    // MARK: - Reading rows
+
+    /// Copies one cursor row (which SQLite reuses for the next step) into a detached row.
+    /// The columns are Z_PK, Z_ENT, Z_OPT, then the attributes (see `selectSQL(for:)`).
+    private static func makeRow(_ row: GRDB.Row, of entity: CoreDataEntity, layout: CoreDataRowLayout) -> CoreDataRow {
+        var values: [CoreDataValue] = []
+        values.reserveCapacity(entity.attributes.count)
+        for index in 3..<(3 + entity.attributes.count) {
+            values.append(value(row[index] as GRDB.DatabaseValue))
+        }
+        // Z_PK is an INTEGER PRIMARY KEY, so never NULL.
+        let primaryKey: Int64 = row[0]
+        let entityNumber: Int64? = row[1]
+        let version: Int64? = row[2]
+        return CoreDataRow(
+            primaryKey: primaryKey,
+            entityNumber: entityNumber ?? entity.entityNumber,
+            version: version ?? 0,
+            layout: layout,
+            values: values
+        )
+    }
+
+    private static func selectSQL(for entity: CoreDataEntity) -> String {
+        var columns = [
+            "Z_PK",
+            entity.hasEntityColumn ? "Z_ENT" : "NULL",
+            entity.hasVersionColumn ? "Z_OPT" : "NULL",
+        ]
+        columns += entity.attributes.map(\.columnName.quotedDatabaseIdentifier)
+        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.tableName.quotedDatabaseIdentifier)"
+        if entity.sharesTable {
+            sql += " WHERE Z_ENT IN (\(entity.rowEntityNumbers.map(String.init).joined(separator: ", ")))"
+        }
+        return sql + " ORDER BY Z_PK"
+    }
+
+    private static func value(_ databaseValue: GRDB.DatabaseValue) -> CoreDataValue {
+        switch databaseValue.storage {
+        case .null: .null
+        case .int64(let integer): .integer(integer)
+        case .double(let real): .real(real)
+        case .string(let text): .text(text)
+        case .blob(let data): .blob(data)
+        }
+    }
+}

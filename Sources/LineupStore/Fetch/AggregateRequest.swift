@@ -1,0 +1,100 @@
+/// A grouped aggregate computed in SQL (Core Data's dictionary result type with a group-by):
+///
+/// ```swift
+/// let perLocation = AggregateRequest<JournalEntry>(
+///     groupBy: [.property(\.location, as: "location")],
+///     aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")])
+/// let rows = try context.aggregate(perLocation)   // [["location": ..., "sessions": ..., ...]]
+/// ```
+///
+/// As with Core Data's dictionary results, aggregates are computed over the saved rows: unsaved
+/// changes of the context and its ancestors are not included.
+public struct AggregateRequest<Object: ManagedObject>: Sendable {
+    public var predicate: FetchPredicate<Object>
+    public var groupBy: [GroupKey<Object>]
+    public var aggregates: [AggregateExpression<Object>]
+
+    public init(
+        predicate: FetchPredicate<Object> = .all, groupBy: [GroupKey<Object>] = [],
+        aggregates: [AggregateExpression<Object>]
+    ) {
+        self.predicate = predicate
+        self.groupBy = groupBy
+        self.aggregates = aggregates
+    }
+}
+
+/// A group-by key of an ``AggregateRequest``.
+public struct GroupKey<Object: ManagedObject>: Sendable {
+    let name: String
+    let sql: String
+
+    /// The property's value.
+    public static func property<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> GroupKey {
+        GroupKey(name: name, sql: quoted(Object.entity.propertyName(for: keyPath)))
+    }
+
+    /// The destination's primary key of a to-one relationship.
+    public static func relationship<Destination: ManagedObject>(_ keyPath: KeyPath<Object, Destination?>, as name: String) -> GroupKey {
+        GroupKey(name: name, sql: quoted(Object.entity.propertyName(for: keyPath)))
+    }
+
+    /// The month (1–12, UTC) of a date property.
+    public static func month<Value: StoreValueConvertible>(of keyPath: KeyPath<Object, Value>, as name: String) -> GroupKey {
+        GroupKey(name: name, sql: "CAST(strftime('%m', \(quoted(Object.entity.propertyName(for: keyPath))), 'unixepoch') AS INTEGER)")
+    }
+}
+
+/// An aggregate of an ``AggregateRequest``. NULL values are ignored, as in SQL.
+public struct AggregateExpression<Object: ManagedObject>: Sendable {
+    let name: String
+    let sql: String
+
+    /// The number of rows in the group.
+    public static func count(as name: String) -> AggregateExpression {
+        AggregateExpression(name: name, sql: "count(*)")
+    }
+
+    /// The number of non-NULL values of the property in the group.
+    public static func count<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
+        function("count", keyPath, name)
+    }
+
+    public static func average<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
+        function("avg", keyPath, name)
+    }
+
+    public static func minimum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
+        function("min", keyPath, name)
+    }
+
+    public static func maximum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
+        function("max", keyPath, name)
+    }
+
+    public static func sum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
+        function("sum", keyPath, name)
+    }
+
+    private static func function<Value>(_ function: String, _ keyPath: KeyPath<Object, Value>, _ name: String) -> AggregateExpression {
+        AggregateExpression(name: name, sql: "\(function)(\(quoted(Object.entity.propertyName(for: keyPath))))")
+    }
+}
+
+extension ManagedObjectContext {
+    /// Runs a grouped aggregate over the saved rows; one dictionary per group, keyed by the
+    /// names given to the keys and aggregates, ordered by the group keys.
+    public func aggregate<Object: ManagedObject>(_ request: AggregateRequest<Object>) throws -> [[String: StoreValue]] {
+        let entity = try entity(of: Object.self)
+        var arguments: [StoreValue] = []
+        let condition = request.predicate.node.sql(&arguments)
+        let columns = request.groupBy.map { "\($0.sql) AS \(quoted($0.name))" }
+            + request.aggregates.map { "\($0.sql) AS \(quoted($0.name))" }
+        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(entity.name)) WHERE \(condition)"
+        if !request.groupBy.isEmpty {
+            let keys = request.groupBy.map { quoted($0.name) }.joined(separator: ", ")
+            sql += " GROUP BY \(keys) ORDER BY \(keys)"
+        }
+        return try store.select(sql, arguments: arguments)
+    }
+}
