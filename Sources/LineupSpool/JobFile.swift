@@ -1,0 +1,162 @@
+public import Foundation
+
+/// A job file: what a producer drops in the spool and what the daemon runs.
+///
+/// A job file is one JSON object. `kind` is required; `id`, `after`, `maxAttempts` and
+/// `baseDelay` are optional and mean the same for every kind; every other field belongs to
+/// the kind, which decodes it with ``parameters(as:)``:
+///
+/// ```json
+/// {"kind": "import-buoy", "input": "obs/42002.rss", "id": "buoy-42002", "maxAttempts": 5}
+/// ```
+///
+/// ```swift
+/// struct ImportParameters: Decodable { let input: String }
+/// let job = try JobFile(data: bytes)
+/// let parameters = try job.parameters(as: ImportParameters.self)   // input == "obs/42002.rss"
+/// ```
+///
+/// Two job files are equal when their fields are equal, whatever their spacing or key order.
+public struct JobFile: Sendable, Hashable {
+    /// The fields every kind shares; a kind's own parameters may not use these names.
+    public static let commonFields: Set<String> = ["kind", "id", "after", "maxAttempts", "baseDelay"]
+
+    /// The job kind, e.g. `"import-buoy"`; selects the task that runs the job.
+    public let kind: String
+    /// An identifier other jobs name in their `after` list.
+    public let id: String?
+    /// Ids of jobs that must finish before this one starts.
+    public let after: [String]
+    /// How many times the job may be attempted before it goes to `failed/`; nil means the
+    /// daemon's default.
+    public let maxAttempts: Int?
+    /// The first retry delay in seconds (later retries back off from it); nil means the
+    /// daemon's default.
+    public let baseDelay: Double?
+    /// Every field of the file, the common ones included.
+    public let fields: [String: JSONValue]
+
+    /// The bytes the file was parsed from, so that ``parameters(as:)`` decodes the original
+    /// text (exact numbers, no re-encoding). Not part of equality.
+    private let source: Data?
+    /// Where the file came from, for error messages. Not part of equality.
+    private let path: String?
+
+    /// Parses a job file.
+    ///
+    /// - Parameters:
+    ///   - data: the file's bytes.
+    ///   - path: where the bytes came from; errors name it.
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/malformedJobFile`` (not JSON, with
+    ///   the position; not an object), ``SpoolError/Code/missingField`` (no `kind`) or
+    ///   ``SpoolError/Code/invalidField`` (a common field of the wrong type or value).
+    public init(data: Data, path: String? = nil) throws(SpoolError) {
+        let fields = try Self.decodeObject(data, path: path)
+        try self.init(fields: fields, source: data, path: path)
+    }
+
+    /// Makes a job file for a producer to enqueue.
+    ///
+    /// - Parameter parameters: the kind's own fields; they may not use the names of
+    ///   ``commonFields``.
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/invalidField`` when a value is
+    ///   invalid (an empty kind, `maxAttempts` below 1, a negative or non-finite delay) or a
+    ///   parameter reuses a common name.
+    public init(
+        kind: String,
+        id: String? = nil,
+        after: [String] = [],
+        maxAttempts: Int? = nil,
+        baseDelay: Double? = nil,
+        parameters: [String: JSONValue] = [:]
+    ) throws(SpoolError) {
+        if let clash = parameters.keys.sorted().first(where: { Self.commonFields.contains($0) }) {
+            throw SpoolError(
+                code: .invalidField,
+                path: nil,
+                message: "parameter `\(clash)` clashes with the common job field of that name"
+            )
+        }
+        var fields = parameters
+        fields["kind"] = .string(kind)
+        if let id { fields["id"] = .string(id) }
+        if !after.isEmpty { fields["after"] = .array(after.map { .string($0) }) }
+        if let maxAttempts { fields["maxAttempts"] = .integer(maxAttempts) }
+        if let baseDelay { fields["baseDelay"] = .number(baseDelay) }
+        try self.init(fields: fields, source: nil, path: nil)
+    }
+
+    /// The kind's own fields: ``fields`` without ``commonFields``.
+    public var parameters: [String: JSONValue] {
+        fields.filter { !Self.commonFields.contains($0.key) }
+    }
+
+    /// Decodes the whole job object (common fields included, so a type may read `id` too)
+    /// into the kind's parameter type. Fields the type does not declare are ignored.
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/missingField`` or
+    ///   ``SpoolError/Code/invalidField`` naming the field, and the job file when known.
+    public func parameters<Parameters: Decodable>(as type: Parameters.Type = Parameters.self)
+        throws(SpoolError) -> Parameters
+    {
+        let data: Data
+        if let source {
+            data = source
+        } else {
+            data = try encoded()
+        }
+        do {
+            return try JSONDecoder().decode(Parameters.self, from: data)
+        } catch let error as DecodingError {
+            throw Self.spoolError(describing: error, path: path)
+        } catch let error as SpoolError {
+            throw error
+        } catch {
+            throw SpoolError(code: .invalidField, path: path, message: "cannot decode parameters: \(error)")
+        }
+    }
+
+    /// The file as compact JSON with sorted keys, ready to enqueue.
+    public func encoded() throws(SpoolError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(fields)
+        } catch {
+            throw SpoolError(code: .invalidField, path: path, message: "cannot encode job file: \(error)")
+        }
+    }
+
+    public static func == (lhs: JobFile, rhs: JobFile) -> Bool {
+        lhs.fields == rhs.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
+    }
+
+    private init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
+        let common = try CommonFields(fields, path: path)
+        self.kind = common.kind
+        self.id = common.id
+        self.after = common.after
+        self.maxAttempts = common.maxAttempts
+        self.baseDelay = common.baseDelay
+        self.fields = fields
+        self.source = source
+        self.path = path
+    }
+}
+
+extension JobFile: Codable {
+    /// Decodes a job file from a JSON object. Validation errors are thrown as ``SpoolError``.
+    public init(from decoder: any Decoder) throws {
+        let fields = try [String: JSONValue](from: decoder)
+        try self.init(fields: fields, source: nil, path: nil)
+    }
+
+    /// Encodes the job file as its flat JSON object.
+    public func encode(to encoder: any Encoder) throws {
+        try fields.encode(to: encoder)
+    }
+}

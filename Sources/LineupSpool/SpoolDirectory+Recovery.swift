@@ -1,0 +1,101 @@
+public import Foundation
+
+extension SpoolDirectory {
+    /// The default number of interruptions after which a job is treated as poison.
+    public static let defaultMaxInterruptions = 3
+
+    /// Recovers the jobs a stopped daemon left in `active/`. Call it at start-up, before
+    /// claiming, while no other consumer runs on this spool.
+    ///
+    /// Each leftover was interrupted. If its report already lies in `done/` or `failed/`,
+    /// its move is finished. Otherwise its interruption count goes up by one: below
+    /// `maxInterruptions` it returns to `new/` as `<name>.i<count>.job.json` (its place in
+    /// the name order unchanged); at `maxInterruptions` it goes to `failed/` with a
+    /// ``JobFailureReport`` (not retryable) that says it was interrupted that many times.
+    ///
+    /// - Parameter maxInterruptions: how many interruptions make a job poison (1 or more).
+    @discardableResult
+    public func recoverActive(maxInterruptions: Int = defaultMaxInterruptions) throws(SpoolError) -> SpoolRecovery {
+        precondition(maxInterruptions >= 1, "maxInterruptions must be at least 1")
+        var recovery = SpoolRecovery()
+        let activePath = path(of: .running)
+        let leftovers = try FileSystem.fileNames(in: activePath).compactMap(JobFileName.init(fileName:))
+        for fileName in leftovers.sorted(by: { $0.fileName < $1.fileName }) {
+            let source = activePath + "/" + fileName.fileName
+            if FileSystem.fileExists(path(of: .done) + "/" + fileName.resultReportName) {
+                if try FileSystem.rename(source, to: path(of: .done) + "/" + fileName.fileName) {
+                    recovery.completed.append(fileName.name)
+                }
+                continue
+            }
+            if FileSystem.fileExists(path(of: .failed) + "/" + fileName.errorReportName) {
+                if try FileSystem.rename(source, to: path(of: .failed) + "/" + fileName.fileName) {
+                    recovery.failed.append(fileName.name)
+                }
+                continue
+            }
+            let counted = fileName.withInterruptions(fileName.interruptions + 1)
+            if counted.interruptions < maxInterruptions {
+                if try FileSystem.rename(source, to: path(of: .queued) + "/" + counted.fileName) {
+                    recovery.requeued.append(fileName.name)
+                }
+            } else {
+                let report = poisonReport(for: counted, at: source)
+                let reportPath = path(of: .failed) + "/" + counted.errorReportName
+                let temporary = temporaryPath + "/." + counted.errorReportName
+                try FileSystem.writeFile(temporary, contents: report.encoded(), exclusive: false, sync: durability == .fsync)
+                _ = try FileSystem.rename(temporary, to: reportPath)
+                try syncIfDurable(.failed)
+                if try FileSystem.rename(source, to: path(of: .failed) + "/" + counted.fileName) {
+                    recovery.poisoned.append(fileName.name)
+                }
+            }
+        }
+        if !recovery.requeued.isEmpty {
+            try syncIfDurable(.queued)
+            forgetBacklog()
+        }
+        if !(recovery.completed.isEmpty && recovery.failed.isEmpty && recovery.poisoned.isEmpty) {
+            try syncIfDurable(.done)
+            try syncIfDurable(.failed)
+        }
+        return recovery
+    }
+
+    /// Removes files from `tmp/` that were last modified more than `age` seconds ago:
+    /// writes that a crashed producer or daemon never finished. Files younger than that may
+    /// still be being written and are left alone (maildir uses 36 hours).
+    ///
+    /// - Returns: the number of files removed.
+    @discardableResult
+    public func removeStaleTemporaryFiles(olderThan age: TimeInterval = 36 * 3600) throws(SpoolError) -> Int {
+        let limit = Date().addingTimeInterval(-age)
+        var removed = 0
+        for name in try FileSystem.fileNames(in: temporaryPath) {
+            let path = temporaryPath + "/" + name
+            if let modified = FileSystem.modificationTime(path), modified < limit {
+                try FileSystem.removeFile(path)
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    /// The report of a poison job; the kind and id come from the job file when it parses.
+    private func poisonReport(for fileName: JobFileName, at path: String) -> JobFailureReport {
+        let job = try? FileSystem.readFile(path, limit: Self.maximumJobFileSize).contents
+        let parsed = job.flatMap { try? JobFile(data: $0, path: path) }
+        return JobFailureReport(
+            name: fileName.name,
+            id: parsed?.id,
+            kind: parsed?.kind,
+            reason: "\(path): the daemon stopped while running this job \(fileName.interruptions) times; "
+                + "it is set aside as poison (it may crash the daemon)",
+            attempts: fileName.interruptions,
+            interruptions: fileName.interruptions,
+            retryable: false,
+            startedAt: nil,
+            finishedAt: Date()
+        )
+    }
+}

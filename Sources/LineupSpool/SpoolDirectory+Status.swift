@@ -1,0 +1,58 @@
+import Foundation
+
+extension SpoolDirectory {
+    /// How many job files lie in each directory (reports are not counted).
+    public func counts() throws(SpoolError) -> SpoolCounts {
+        SpoolCounts(
+            queued: try jobFileNames(in: .queued).count,
+            running: try jobFileNames(in: .running).count,
+            done: try jobFileNames(in: .done).count,
+            failed: try jobFileNames(in: .failed).count
+        )
+    }
+
+    /// The job files in one directory, in name order (for `new/`, claiming order).
+    public func entries(_ state: SpoolState) throws(SpoolError) -> [SpoolEntry] {
+        let directory = self.directory(state)
+        return try jobFileNames(in: state)
+            .sorted { $0.fileName < $1.fileName }
+            .map { SpoolEntry(fileName: $0, state: state, url: directory.appending(path: $0.fileName)) }
+    }
+
+    /// The result report beside a job in `done/`.
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when there is none.
+    public func resultReport(for entry: SpoolEntry) throws(SpoolError) -> JobResultReport {
+        let path = self.path(of: .done) + "/" + JobFileName(name: entry.name).resultReportName
+        return try JobResultReport(data: readReport(path), path: path)
+    }
+
+    /// The error report beside a job in `failed/`.
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when there is none.
+    public func failureReport(for entry: SpoolEntry) throws(SpoolError) -> JobFailureReport {
+        let path = self.path(of: .failed) + "/" + JobFileName(name: entry.name).errorReportName
+        return try JobFailureReport(data: readReport(path), path: path)
+    }
+
+    /// Files in `new/` that the spool ignores because they are not named `*.job.json` (or
+    /// start with a dot). `lineup status` shows them: a job dropped under another name
+    /// would otherwise wait forever, unnoticed.
+    public func unrecognizedQueueEntries() throws(SpoolError) -> [String] {
+        try FileSystem.fileNames(in: path(of: .queued))
+            .filter { !$0.hasPrefix(".") && JobFileName(fileName: $0) == nil }
+            .sorted()
+    }
+
+    func jobFileNames(in state: SpoolState) throws(SpoolError) -> [JobFileName] {
+        try FileSystem.fileNames(in: path(of: state)).compactMap(JobFileName.init(fileName:))
+    }
+
+    private func readReport(_ path: String) throws(SpoolError) -> Data {
+        let (contents, size) = try FileSystem.readFile(path, limit: 16 << 20)
+        guard size == contents.count else {
+            throw SpoolError(code: .malformedJobFile, path: path, message: "report is \(size) bytes, too large to read")
+        }
+        return contents
+    }
+}

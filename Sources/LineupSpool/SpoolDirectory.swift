@@ -1,0 +1,246 @@
+public import Foundation
+
+/// A spool directory: the maildir-style queue through which jobs reach the daemon.
+///
+/// ## Layout
+///
+/// ```
+/// <root>/
+///   tmp/     producers write here, then rename into new/; nothing here is ever read
+///   new/     complete job files, claimed in name order
+///   active/  claimed job files (one daemon consumes a spool)
+///   done/    job file + <name>.result.json
+///   failed/  job file + <name>.error.json
+/// ```
+///
+/// A job file is named `<name>[.i<N>].job.json`. ``enqueue(_:)`` makes `<name>` from the UTC
+/// time with microseconds, the pid, a random per-process token and a counter
+/// (`20261122T193512.123456Z-4242-0a1b2c-17`), so names sort by enqueue time and `new/` is
+/// claimed first in, first out. `.i<N>` counts the times a daemon stopped while the job was
+/// running; it lives in the name so that the count survives crashes, and it comes after
+/// `<name>` so that it does not change the order. Entries that do not end in `.job.json` or
+/// that start with a dot (editor swap files, a producer's own temporary files) are ignored.
+/// A hand-written job file may use any `<name>`; it sorts among the others by that name.
+///
+/// ## Protocol
+///
+/// Every move of a job file is one `rename(2)` within the spool, which the kernel performs
+/// atomically: the file is in its old directory or its new one, never both and never
+/// neither.
+///
+/// - **Enqueue**: write `tmp/<file>` (created exclusively), fsync it, rename it to
+///   `new/<file>`, fsync `new/`.
+/// - **Claim**: rename `new/<file>` to `active/<file>`. When the rename finds no file,
+///   another claimer won it; the next name is tried. No fsync: a claim lost in a power cut
+///   just leaves the job queued.
+/// - **Complete** / **fail**: write the report to `tmp/`, fsync it, rename it to
+///   `done/<name>.result.json` (or `failed/<name>.error.json`), fsync that directory, then
+///   rename the job file from `active/` beside it and fsync again. A job file in `done/` or
+///   `failed/` therefore always has its report beside it.
+/// - **Release** (graceful shutdown): rename `active/<file>` back to `new/<file>`, unchanged.
+/// - **Recover** (start-up, before claiming): each file left in `active/` was interrupted.
+///   If its report already lies in `done/` or `failed/`, the crash came between the two
+///   renames of complete or fail, and the move is finished. Otherwise it goes back to `new/`
+///   as `<name>.i<N+1>.job.json`, or, once N+1 reaches the limit, to `failed/` (report
+///   first) as poison.
+///
+/// ## Crash safety
+///
+/// A crash between any two steps leaves every job file in exactly one of `new/`, `active/`,
+/// `done/` and `failed/`: never lost, never duplicated. A crash may leave a stray file in
+/// `tmp/` (removed by ``removeStaleTemporaryFiles(olderThan:)``) or a report with its job
+/// still in `active/` (finished by ``recoverActive(maxInterruptions:)``). A job runs at
+/// least once; a job that was running in a crash runs again, so jobs must be idempotent.
+///
+/// ``Durability`` decides what survives a power cut or a kernel crash. With
+/// ``Durability/fsync`` (the default) an enqueue, a completion or a failure is on
+/// disk when the call returns. With ``Durability/none`` nothing is fsynced: the
+/// protocol is still safe against a crash of the process (the kernel keeps every finished
+/// rename), but the last moves may be undone by a power cut. Use it for tests and benchmarks,
+/// or when the store's own durability is enough.
+///
+/// ## Concurrency
+///
+/// Any number of producers (threads or processes) may enqueue at once, and any number of
+/// threads or instances may claim from the same spool: each job is claimed exactly once.
+/// ``recoverActive(maxInterruptions:)`` treats every file in `active/` as orphaned, so it
+/// must run only while no other consumer is running on the spool. A `SpoolDirectory` is
+/// `Sendable`; its only state is the in-memory list of names it is claiming from.
+public final class SpoolDirectory: Sendable {
+    /// What is fsynced, which decides what survives a power cut.
+    public enum Durability: Sendable, Hashable {
+        /// Files are fsynced before they are renamed into place, and directories after
+        /// renames that enqueue or finish a job.
+        case fsync
+        /// Nothing is fsynced. Safe against process crashes, not against power cuts.
+        case none
+    }
+
+    /// Job files larger than this are not read: ``ClaimedJob/decodeJobFile()`` throws.
+    public static let maximumJobFileSize = 1 << 20
+
+    /// The spool's root directory.
+    public let root: URL
+    /// What is fsynced.
+    public let durability: Durability
+
+    let rootPath: String
+    let temporaryPath: String
+
+    /// The sorted names read from `new/` by the last listing, and the next one to try.
+    /// Claiming walks this list and lists `new/` again only when it is used up, so that a
+    /// busy queue costs one `readdir` per batch rather than per job.
+    private struct Backlog {
+        var names: [String] = []
+        var next = 0
+    }
+
+    private let backlog = LockedValue(Backlog())
+
+    /// Opens the spool at `root`, creating the directory and its five subdirectories when
+    /// they are missing.
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/io`` when a directory cannot be
+    ///   created.
+    public init(root: URL, durability: Durability = .fsync) throws(SpoolError) {
+        self.root = root.standardizedFileURL
+        self.durability = durability
+        self.rootPath = self.root.path
+        self.temporaryPath = rootPath + "/tmp"
+        try FileSystem.makeDirectory(rootPath)
+        try FileSystem.makeDirectory(temporaryPath)
+        for state in SpoolState.allCases {
+            try FileSystem.makeDirectory(path(of: state))
+        }
+    }
+
+    /// The directory that holds jobs in `state`.
+    public func directory(_ state: SpoolState) -> URL {
+        root.appending(path: state.directoryName, directoryHint: .isDirectory)
+    }
+
+    func path(of state: SpoolState) -> String {
+        rootPath + "/" + state.directoryName
+    }
+
+    func syncIfDurable(_ state: SpoolState) throws(SpoolError) {
+        if durability == .fsync {
+            try FileSystem.syncDirectory(path(of: state))
+        }
+    }
+
+    // MARK: Enqueue
+
+    /// Enqueues a job: writes it into `tmp/`, fsyncs it, and renames it into `new/`.
+    ///
+    /// - Returns: the queued entry (its file name sorts after every job this process
+    ///   enqueued before).
+    @discardableResult
+    public func enqueue(_ job: JobFile) throws(SpoolError) -> SpoolEntry {
+        try enqueue(contents: job.encoded())
+    }
+
+    /// Enqueues bytes as they are, without checking that they form a valid job. For
+    /// producers that build their JSON themselves; the daemon fails an invalid file with a
+    /// report that says why.
+    @discardableResult
+    public func enqueue(contents: Data) throws(SpoolError) -> SpoolEntry {
+        let fileName = JobFileName(name: JobNameGenerator.shared.next())
+        let temporary = temporaryPath + "/" + fileName.fileName
+        let destination = path(of: .queued) + "/" + fileName.fileName
+        try FileSystem.writeFile(temporary, contents: contents, exclusive: true, sync: durability == .fsync)
+        do throws(SpoolError) {
+            guard try FileSystem.rename(temporary, to: destination) else {
+                throw SpoolError(code: .notFound, path: temporary, message: "vanished from tmp/ before it was queued")
+            }
+        } catch {
+            try? FileSystem.removeFile(temporary)
+            throw error
+        }
+        try syncIfDurable(.queued)
+        return SpoolEntry(fileName: fileName, state: .queued, url: URL(fileURLWithPath: destination))
+    }
+
+    // MARK: Claim
+
+    /// Claims the oldest queued job, or returns nil when `new/` holds none.
+    ///
+    /// Safe to call from several threads, and from several processes on the same spool:
+    /// each job is claimed by exactly one caller. Jobs enqueued after the last listing of
+    /// `new/` are seen once the listed ones are used up.
+    public func claimNext() throws(SpoolError) -> ClaimedJob? {
+        var listedAfresh = false
+        while true {
+            let candidate: String? = try backlog.withLock { (backlog) throws(SpoolError) -> String? in
+                if backlog.next == backlog.names.count {
+                    if listedAfresh { return nil }
+                    backlog.names = try queuedFileNames()
+                    backlog.next = 0
+                    listedAfresh = true
+                    if backlog.names.isEmpty { return nil }
+                }
+                defer { backlog.next += 1 }
+                return backlog.names[backlog.next]
+            }
+            guard let candidate else {
+                return nil
+            }
+            if let job = try claim(fileName: candidate) {
+                return job
+            }
+        }
+    }
+
+    /// Claims one queued job by its file name in `new/`, or returns nil when it is no longer
+    /// there (another claimer took it, or it never existed).
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/invalidPath`` when the name is
+    ///   not a job file name; ``SpoolError/Code/io`` when the rename fails for another reason.
+    public func claim(fileName: String) throws(SpoolError) -> ClaimedJob? {
+        guard let parsed = JobFileName(fileName: fileName), !fileName.contains("/") else {
+            throw SpoolError(code: .invalidPath, path: fileName, message: "is not the name of a job file (<name>.job.json)")
+        }
+        let source = path(of: .queued) + "/" + fileName
+        let destination = path(of: .running) + "/" + fileName
+        guard try FileSystem.rename(source, to: destination) else {
+            return nil
+        }
+        let claimedAt = Date()
+        var contents = Data()
+        var loadFailure: SpoolError?
+        do throws(SpoolError) {
+            let (data, size) = try FileSystem.readFile(destination, limit: Self.maximumJobFileSize)
+            if size > Self.maximumJobFileSize {
+                loadFailure = SpoolError(
+                    code: .malformedJobFile,
+                    path: destination,
+                    message: "job file is \(size) bytes, more than the limit of \(Self.maximumJobFileSize)"
+                )
+            } else {
+                contents = data
+            }
+        } catch {
+            loadFailure = error
+        }
+        return ClaimedJob(
+            fileName: parsed,
+            url: URL(fileURLWithPath: destination),
+            contents: contents,
+            claimedAt: claimedAt,
+            loadFailure: loadFailure
+        )
+    }
+
+    /// Forgets the listing of `new/` so that the next claim lists it again (after jobs were
+    /// moved back into `new/` out of name order, e.g. by recovery or release).
+    func forgetBacklog() {
+        backlog.withLock { $0 = Backlog() }
+    }
+
+    /// The job file names in `new/`, in claiming order.
+    func queuedFileNames() throws(SpoolError) -> [String] {
+        try FileSystem.fileNames(in: path(of: .queued))
+            .filter { JobFileName(fileName: $0) != nil }
+            .sorted()
+    }
+}

@@ -1,0 +1,179 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Tells a consumer when new work may be waiting in a spool's `new/` directory.
+///
+/// ``hints`` yields once at start (jobs may already be queued), whenever inotify reports a
+/// file renamed into or closed after writing in `new/`, and on every rescan tick. A hint is
+/// only a hint: inotify drops events under load and sees nothing on network file systems,
+/// which is why the ticks exist; the consumer claims until ``SpoolDirectory/claimNext()``
+/// returns nil. Hints that arrive while the consumer is busy are merged into one.
+///
+/// Without inotify (another OS, no more watches, a missing directory) the watcher runs on
+/// ticks alone; ``usesInotify`` says which. The waiting happens in a thread of its own, in
+/// `poll(2)` with the tick as timeout; ``stop()`` (or releasing the watcher) wakes it
+/// through a pipe, and the stream then finishes.
+///
+/// ```swift
+/// let watcher = SpoolWatcher(spool: spool, rescanInterval: .seconds(1))
+/// for await _ in watcher.hints {
+///     while let job = try spool.claimNext() { run(job) }
+/// }
+/// ```
+public final class SpoolWatcher: Sendable {
+    /// "New work may be there", merged: at most one hint waits to be read. Iterate it from
+    /// one task only.
+    public let hints: AsyncStream<Void>
+    /// Whether inotify events drive the hints (otherwise only the ticks do).
+    public let usesInotify: Bool
+
+    private let loop: WatchLoop
+
+    /// Starts watching `directory` (a spool's `new/`).
+    ///
+    /// - Parameters:
+    ///   - rescanInterval: the time between ticks, hints sent whatever inotify says.
+    ///   - useInotify: false to run on ticks alone.
+    public init(directory: URL, rescanInterval: Duration = .seconds(1), useInotify: Bool = true) {
+        precondition(rescanInterval > .zero, "rescanInterval must be positive")
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let loop = WatchLoop(
+            directory: directory.path,
+            interval: rescanInterval,
+            useInotify: useInotify,
+            continuation: continuation
+        )
+        self.hints = stream
+        self.usesInotify = loop.inotifyDescriptor >= 0
+        self.loop = loop
+        continuation.onTermination = { [weak loop] _ in
+            loop?.requestStop()
+        }
+        continuation.yield(())
+        let thread = Thread { loop.run() }
+        thread.name = "lineup-spool-watcher"
+        thread.start()
+    }
+
+    /// Starts watching the `new/` directory of `spool`.
+    public convenience init(spool: SpoolDirectory, rescanInterval: Duration = .seconds(1), useInotify: Bool = true) {
+        self.init(directory: spool.directory(.queued), rescanInterval: rescanInterval, useInotify: useInotify)
+    }
+
+    /// Stops watching: the thread leaves `poll(2)` at once and ``hints`` finishes. Calling it
+    /// again does nothing.
+    public func stop() {
+        loop.requestStop()
+    }
+
+    deinit {
+        loop.requestStop()
+    }
+}
+
+/// The watching thread's state. All stored properties are immutable and `Sendable`; the
+/// descriptors are closed in `deinit`, which runs only when neither the thread nor the
+/// watcher holds the loop any more, so no descriptor is closed while in use.
+private final class WatchLoop: Sendable {
+    let inotifyDescriptor: Int32
+    private let wakeReadDescriptor: Int32
+    private let wakeWriteDescriptor: Int32
+    private let interval: Duration
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init(directory: String, interval: Duration, useInotify: Bool, continuation: AsyncStream<Void>.Continuation) {
+        self.interval = interval
+        self.continuation = continuation
+        var descriptors: [Int32] = [-1, -1]
+        if pipe(&descriptors) == 0 {
+            for descriptor in descriptors {
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            }
+        }
+        wakeReadDescriptor = descriptors[0]
+        wakeWriteDescriptor = descriptors[1]
+        inotifyDescriptor = useInotify ? Self.watch(directory) : -1
+    }
+
+    deinit {
+        for descriptor in [inotifyDescriptor, wakeReadDescriptor, wakeWriteDescriptor] where descriptor >= 0 {
+            close(descriptor)
+        }
+    }
+
+    /// An inotify descriptor watching `directory`, or -1 when inotify cannot be used.
+    private static func watch(_ directory: String) -> Int32 {
+        #if os(Linux)
+        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { return -1 }
+        guard inotify_add_watch(descriptor, directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
+            close(descriptor)
+            return -1
+        }
+        return descriptor
+        #else
+        return -1
+        #endif
+    }
+
+    func requestStop() {
+        guard wakeWriteDescriptor >= 0 else { return }
+        var byte: UInt8 = 1
+        // A full pipe (EAGAIN) already holds a stop request.
+        _ = write(wakeWriteDescriptor, &byte, 1)
+    }
+
+    func run() {
+        defer { continuation.finish() }
+        guard wakeReadDescriptor >= 0 else { return }
+        let clock = ContinuousClock()
+        var nextTick = clock.now.advanced(by: interval)
+        var descriptors = [pollfd(fd: wakeReadDescriptor, events: Int16(POLLIN), revents: 0)]
+        if inotifyDescriptor >= 0 {
+            descriptors.append(pollfd(fd: inotifyDescriptor, events: Int16(POLLIN), revents: 0))
+        }
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), Self.milliseconds(until: nextTick, clock: clock))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if descriptors[0].revents != 0 {
+                return
+            }
+            if descriptors.count > 1, descriptors[1].revents != 0 {
+                drainInotify()
+                continuation.yield(())
+            }
+            if clock.now >= nextTick {
+                continuation.yield(())
+                nextTick = clock.now.advanced(by: interval)
+            }
+        }
+    }
+
+    /// Reads every pending event: only their arrival matters, not what they say.
+    private func drainInotify() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(inotifyDescriptor, $0.baseAddress, $0.count) }
+            if count > 0 { continue }
+            if count < 0, errno == EINTR { continue }
+            return
+        }
+    }
+
+    private static func milliseconds(until deadline: ContinuousClock.Instant, clock: ContinuousClock) -> Int32 {
+        let remaining = clock.now.duration(to: deadline)
+        guard remaining > .zero else { return 0 }
+        let (seconds, attoseconds) = remaining.components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds)
+    }
+}
