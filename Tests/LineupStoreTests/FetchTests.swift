@@ -157,3 +157,53 @@ import Testing
         #expect(rows == [["n": .integer(0)]])
     }
 }
+
+@Suite struct EnumerateTests {
+    @Test func enumeratesInBatchesInOrderAndForgetsEachBatch() throws {
+        let stack = try TemporaryStack()
+        let seed = stack.container.newTaskContext(name: "seed")
+        try seed.performAndWait {
+            for rating in 0..<25 { seed.insertEntry("spot", rating: rating) }
+            try seed.save()
+        }
+        try stack.container.flush()
+        let reader = stack.container.newTaskContext(name: "reader")
+        var sizes: [Int] = []
+        var ratings: [Int] = []
+        try reader.performAndWait {
+            try reader.enumerate(FetchRequest<Entry>(predicate: \.rating >= 3, sortedBy: [.descending(\.rating)]), batchSize: 10) { batch in
+                sizes.append(batch.count)
+                ratings += batch.map { $0.rating! }
+            }
+            #expect(reader.registeredObjects.isEmpty)
+        }
+        #expect(sizes == [10, 10, 2])
+        #expect(ratings == Array((3..<25).reversed()))
+        var values: [StoreValue] = []
+        try reader.performAndWait {
+            try reader.enumerateValues(FetchRequest<Entry>(predicate: \.rating < 2, sortedBy: [.ascending(\.rating)]), batchSize: 1) { rows in
+                values += rows.map { $0.1[Entry.entity.index(ofProperty: "rating")!] }
+            }
+        }
+        #expect(values == [.integer(0), .integer(1)])
+    }
+
+    @Test func pendingChangesAreMergedIntoTheEnumeration() throws {
+        let stack = try TemporaryStack()
+        let seed = stack.container.newTaskContext(name: "seed")
+        try seed.performAndWait {
+            for rating in [1, 3] { seed.insertEntry("saved", rating: rating) }
+            try seed.save()
+        }
+        try stack.container.flush()
+        let child = stack.container.newTaskContext(name: "child")
+        var ratings: [Int] = []
+        try child.performAndWait {
+            child.insertEntry("pending", rating: 2)
+            try child.enumerate(FetchRequest<Entry>(sortedBy: [.ascending(\.rating)]), batchSize: 2) { batch in
+                ratings += batch.map { $0.rating! }
+            }
+        }
+        #expect(ratings == [1, 2, 3])
+    }
+}

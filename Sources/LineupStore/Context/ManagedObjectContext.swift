@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+public import Foundation
 import Logging
 import Synchronization
 
@@ -111,6 +111,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     public var model: ManagedObjectModel { store.model }
+
+    /// The identifier of the store at the root of this context's chain (the first part of its
+    /// objects' IDs).
+    public var storeIdentifier: UUID { store.identifier }
 
     // MARK: Settings
 

@@ -4,6 +4,15 @@ import GRDB
 extension SQLiteStore {
     /// Runs a fetch on a WAL snapshot (concurrently with the writer and other readers).
     func fetchRows(_ query: StoreQuery) throws -> [(ObjectID, RowSnapshot)] {
+        var rows: [(ObjectID, RowSnapshot)] = []
+        try enumerateRows(query, batchSize: .max) { rows += $0 }
+        return rows
+    }
+
+    /// Runs a fetch with one cursor on one WAL snapshot, handing out the rows in batches.
+    func enumerateRows(
+        _ query: StoreQuery, batchSize: Int, _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
+    ) throws {
         let entity = query.entity
         let propertyCount = entity.properties.count
         let selected: [Int]
@@ -27,20 +36,24 @@ extension SQLiteStore {
         let storeIdentifier = identifier
         let entityName = entity.name
         let nullRow = [StoreValue](repeating: .null, count: propertyCount)
-        return try read { db in
+        try read { db in
             let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
             statement.bind(query.arguments)
             defer { statement.reset() }
-            var rows: [(ObjectID, RowSnapshot)] = []
+            var batch: [(ObjectID, RowSnapshot)] = []
             while try statement.step() {
                 var values = nullRow
                 for (column, index) in selected.enumerated() {
                     values[index] = statement.value(at: Int32(column + 2))
                 }
                 let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, primaryKey: statement.int64(at: 0))
-                rows.append((id, RowSnapshot(values: values, stamp: statement.int64(at: 1))))
+                batch.append((id, RowSnapshot(values: values, stamp: statement.int64(at: 1))))
+                if batch.count == batchSize {
+                    try body(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
             }
-            return rows
+            if !batch.isEmpty { try body(batch) }
         }
     }
 

@@ -1,0 +1,74 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Calls `body` with the matching objects, `batchSize` at a time, in the request's order,
+    /// keeping memory flat however many rows match: the rows are read with one cursor on one WAL
+    /// snapshot, and each batch's objects are forgotten by the context once `body` returns (so
+    /// `body` must not keep them). Objects with unsaved changes are the context's own and are not
+    /// forgotten.
+    public func enumerate<Object: ManagedObject>(
+        _ request: FetchRequest<Object>, batchSize: Int, _ body: ([Object]) throws -> Void
+    ) throws {
+        let entity = try entity(of: Object.self)
+        try enumerateRows(request, entity: entity, batchSize: batchSize) { rows in
+            let objects = rows.map { register(id: $0.0, entity: entity, row: $0.1) as! Object }
+            try body(objects)
+            for (id, _) in rows where changedObjects[id] == nil {
+                registry[id] = nil
+            }
+        }
+    }
+
+    /// Like ``enumerate(_:batchSize:_:)`` but hands out the rows' values (one per property, in the
+    /// entity's property order) without making objects: Core Data's dictionary results, for bulk
+    /// reads such as exports.
+    public func enumerateValues<Object: ManagedObject>(
+        _ request: FetchRequest<Object>, batchSize: Int, _ body: ([(ObjectID, [StoreValue])]) throws -> Void
+    ) throws {
+        try enumerateRows(request, entity: entity(of: Object.self), batchSize: batchSize) { rows in
+            try body(rows.map { ($0.0, $0.1.values) })
+        }
+    }
+
+    private func enumerateRows<Object>(
+        _ request: FetchRequest<Object>, entity: EntityDescription, batchSize: Int,
+        _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
+    ) throws {
+        assertOnQueue()
+        precondition(batchSize > 0, "batchSize must be positive")
+        if request.includesPendingChanges && !pendingOverlay(for: entity).isEmpty {
+            // Unsaved changes must be merged into the order: fetch, then hand out in batches.
+            let rows = try fetchRows(request, entity: entity, keysOnly: false)
+            for batch in rows.chunked(batchSize) { try body(Array(batch)) }
+            return
+        }
+        var arguments: [StoreValue] = []
+        let condition = request.predicate.node.sql(&arguments)
+        let query = StoreQuery(
+            entity: entity, condition: condition, arguments: arguments,
+            sorts: request.sortDescriptors.map { (entity.propertyIndex($0.property), $0.ascending) },
+            limit: request.fetchLimit, offset: request.fetchOffset, columns: .all)
+        // GRDB runs a read on its reader's queue, but the batches belong on this context's queue:
+        // the cursor runs on its own thread and hands each batch over.
+        let channel = BatchChannel<[(ObjectID, RowSnapshot)]>()
+        let store = self.store
+        Thread.detachNewThread {
+            do {
+                try store.enumerateRows(query, batchSize: batchSize) { batch in
+                    guard channel.put(batch) else { throw CancellationError() }
+                }
+                channel.finish(nil)
+            } catch {
+                channel.finish(error is CancellationError ? nil : error)
+            }
+        }
+        do {
+            while let batch = try channel.take() {
+                try body(batch)
+            }
+        } catch {
+            channel.cancel()
+            throw error
+        }
+    }
+}
