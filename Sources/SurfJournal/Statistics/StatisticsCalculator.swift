@@ -1,0 +1,95 @@
+import Foundation
+public import LineupStore
+
+/// Computes ``SurfStatistics`` with SQL aggregates over the saved rows.
+public enum StatisticsCalculator: Sendable {
+    /// Call on `context`'s queue.
+    public static func compute(in context: ManagedObjectContext) throws -> SurfStatistics {
+        SurfStatistics(locations: try locations(in: context), stations: try stations(in: context))
+    }
+
+    private static func locations(in context: ManagedObjectContext) throws -> [SurfStatistics.Location] {
+        let perLocation = try context.aggregate(
+            AggregateRequest<JournalEntry>(
+                predicate: \.location != nil,
+                groupBy: [.property(\.location, as: "location")],
+                aggregates: [
+                    .count(as: "sessions"), .average(\.rating, as: "meanRating"), .average(\.height, as: "meanHeight"),
+                ]))
+        let perMonth = try context.aggregate(
+            AggregateRequest<JournalEntry>(
+                predicate: \.location != nil && \.date != nil,
+                groupBy: [.property(\.location, as: "location"), .month(of: \.date, as: "month")],
+                aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")]))
+        var bestMonths: [String: (month: Int, rating: Double, sessions: Int)] = [:]
+        for row in perMonth {
+            guard let location = row["location"]?.text, let month = row["month"]?.int,
+                let sessions = row["sessions"]?.int, let rating = row["meanRating"]?.double
+            else { continue }
+            if let best = bestMonths[location], (best.rating, best.sessions) >= (rating, sessions) { continue }
+            bestMonths[location] = (month, rating, sessions)
+        }
+        return perLocation.compactMap { row in
+            guard let location = row["location"]?.text else { return nil }
+            return SurfStatistics.Location(
+                location: location, sessions: row["sessions"]?.int ?? 0, meanRating: row["meanRating"]?.double,
+                meanWaveHeight: row["meanHeight"]?.double, bestMonth: bestMonths[location]?.month)
+        }
+    }
+
+    private static func stations(in context: ManagedObjectContext) throws -> [SurfStatistics.Station] {
+        let rows = try context.aggregate(
+            AggregateRequest<BuoyObservation>(
+                predicate: \.time != nil,
+                groupBy: [.relationship(\.station, as: "station")],
+                aggregates: [
+                    .count(as: "observations"), .minimum(\.time, as: "first"), .maximum(\.time, as: "last"),
+                    .count(\.waveHeight, as: "heights"), .minimum(\.waveHeight, as: "minHeight"),
+                    .average(\.waveHeight, as: "meanHeight"), .maximum(\.waveHeight, as: "maxHeight"),
+                    .count(\.dominantPeriod, as: "periods"), .minimum(\.dominantPeriod, as: "minPeriod"),
+                    .average(\.dominantPeriod, as: "meanPeriod"), .maximum(\.dominantPeriod, as: "maxPeriod"),
+                ]))
+        var result: [SurfStatistics.Station] = []
+        for row in rows {
+            guard case let .integer(key)? = row["station"] else { continue }
+            let id = ObjectID(storeIdentifier: context.storeIdentifier, entityName: BuoyStation.entity.name, primaryKey: key)
+            let station = try? context.existingObject(with: id) as? BuoyStation
+            func summary(_ count: String, _ minimum: String, _ mean: String, _ maximum: String) -> SurfStatistics.Summary? {
+                guard (row[count]?.int ?? 0) > 0, let low = row[minimum]?.double, let average = row[mean]?.double,
+                    let high = row[maximum]?.double
+                else { return nil }
+                return SurfStatistics.Summary(minimum: low, mean: average, maximum: high)
+            }
+            result.append(
+                SurfStatistics.Station(
+                    stationID: station?.stationID ?? "#\(key)", name: station?.name,
+                    observations: row["observations"]?.int ?? 0,
+                    firstTime: row["first"]?.double.map(Date.init(timeIntervalSince1970:)),
+                    lastTime: row["last"]?.double.map(Date.init(timeIntervalSince1970:)),
+                    waveHeight: summary("heights", "minHeight", "meanHeight", "maxHeight"),
+                    dominantPeriod: summary("periods", "minPeriod", "meanPeriod", "maxPeriod")))
+        }
+        return result.sorted { $0.stationID < $1.stationID }
+    }
+}
+
+extension StoreValue {
+    var text: String? {
+        if case let .text(value) = self { return value }
+        return nil
+    }
+    var int: Int? {
+        switch self {
+        case let .integer(value): return Int(value)
+        case let .real(value): return Int(value)
+        default: return nil
+        }
+    }
+    var double: Double? {
+        switch self {
+        case let .integer(value): return Double(value)
+        case let .real(value): return value
+        default: return nil
+        }
+    }
+}
