@@ -104,7 +104,10 @@ let package = Package(
             name: "LineupJobsTests",
             dependencies: ["LineupJobs", "LineupStore", "LineupSpool", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "LineupStore", "LineupJobs", "LineupSpool"]),
+        .testTarget(
+            name: "SurfJournalTests",
+            dependencies: ["SurfJournal", "LineupStore", "LineupJobs", "LineupSpool", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "LineupCLITests", dependencies: ["LineupSpool"]),
     ],
     swiftLanguageModes: [.v6]

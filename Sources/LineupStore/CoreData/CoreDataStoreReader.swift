@@ -111,38 +111,51 @@ public final class CoreDataStoreReader: Sendable {
         }
         let layout = CoreDataRowLayout(storePath: path, entityName: entity.name, names: entity.attributes.map(\.name))
         let sql = Self.selectSQL(for: entity)
-        // Tells the body's own errors (rethrown as they are) from SQLite's (wrapped).
-        var bodyError: (any Error)?
-        do {
-            try isClosed.withLock { isClosed in
-                guard !isClosed else {
-                    throw CoreDataStoreError(code: .readFailed, path: path, reason: "the reader was closed")
-                }
-                try database.read { db in
-                    let cursor = try GRDB.Row.fetchCursor(db, sql: sql)
-                    var batch: [CoreDataRow] = []
-                    batch.reserveCapacity(batchSize)
-                    while let row = try cursor.next() {
-                        batch.append(Self.makeRow(row, of: entity, layout: layout))
-                        if batch.count == batchSize {
-                            do { try body(batch) } catch { bodyError = error; throw error }
-                            batch.removeAll(keepingCapacity: true)
+        // GRDB runs a read on its own queue, but `body` belongs on the caller's (a context's
+        // queue, typically): the cursor runs on a thread of its own and hands each batch over.
+        let channel = BatchChannel<[CoreDataRow]>()
+        let path = self.path
+        Thread.detachNewThread { [self] in
+            do {
+                try isClosed.withLock { isClosed in
+                    guard !isClosed else {
+                        throw CoreDataStoreError(code: .readFailed, path: path, reason: "the reader was closed")
+                    }
+                    try database.read { db in
+                        let cursor = try GRDB.Row.fetchCursor(db, sql: sql)
+                        var batch: [CoreDataRow] = []
+                        batch.reserveCapacity(batchSize)
+                        while let row = try cursor.next() {
+                            batch.append(Self.makeRow(row, of: entity, layout: layout))
+                            if batch.count == batchSize {
+                                guard channel.put(batch) else { throw CancellationError() }
+                                batch.removeAll(keepingCapacity: true)
+                            }
                         }
-                    }
-                    if !batch.isEmpty {
-                        do { try body(batch) } catch { bodyError = error; throw error }
+                        if !batch.isEmpty { _ = channel.put(batch) }
                     }
                 }
+                channel.finish(nil)
+            } catch is CancellationError {
+                channel.finish(nil)
+            } catch let error as CoreDataStoreError {
+                channel.finish(error)
+            } catch {
+                channel.finish(
+                    CoreDataStoreError(
+                        code: .readFailed, path: path,
+                        reason: "reading the rows of \(entity.name) from table \(entity.tableName) failed",
+                        underlyingError: error))
+            }
+        }
+        do {
+            while let batch = try channel.take() {
+                try body(batch)
             }
         } catch {
-            if let bodyError { throw bodyError }
-            if let error = error as? CoreDataStoreError { throw error }
-            throw CoreDataStoreError(
-                code: .readFailed,
-                path: path,
-                reason: "reading the rows of \(entity.name) from table \(entity.tableName) failed",
-                underlyingError: error
-            )
+            // The body's own errors are rethrown as they are.
+            channel.cancel()
+            throw error
         }
     }
 

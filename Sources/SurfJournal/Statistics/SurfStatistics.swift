@@ -16,6 +16,12 @@ public struct SurfStatistics: Codable, Sendable, Equatable {
         public let minimum: Double
         public let mean: Double
         public let maximum: Double
+
+        public init(minimum: Double, mean: Double, maximum: Double) {
+            self.minimum = minimum
+            self.mean = mean
+            self.maximum = maximum
+        }
     }
 
     public struct Station: Codable, Sendable, Equatable {

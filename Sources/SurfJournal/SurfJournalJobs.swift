@@ -1,0 +1,27 @@
+public import LineupJobs
+
+/// The surf journal's job kinds.
+public enum SurfJournalJobs: Sendable {
+    /// Registers `import-buoy`, `export-csv`, `statistics` and `import-coredata`.
+    public static func register(in registry: inout JobRegistry) {
+        registry.register(ImportBuoyTask.kind, parameters: ImportBuoyTask.Parameters.self) {
+            try ImportBuoyTask(request: $0, parameters: $1)
+        }
+        registry.register(ExportCSVTask.kind, parameters: ExportCSVTask.Parameters.self) {
+            try ExportCSVTask(request: $0, parameters: $1)
+        }
+        registry.register(StatisticsTask.kind, parameters: StatisticsTask.Parameters.self) {
+            try StatisticsTask(request: $0, parameters: $1)
+        }
+        registry.register(ImportCoreDataTask.kind, parameters: ImportCoreDataTask.Parameters.self) {
+            try ImportCoreDataTask(request: $0, parameters: $1)
+        }
+    }
+
+    /// A registry with the surf journal's kinds.
+    public static var registry: JobRegistry {
+        var registry = JobRegistry()
+        register(in: &registry)
+        return registry
+    }
+}

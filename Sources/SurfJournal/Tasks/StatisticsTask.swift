@@ -1,0 +1,43 @@
+public import Foundation
+public import LineupJobs
+public import LineupStore
+import LineupSpool
+
+/// `statistics`: per location and per station (DESIGN §4), computed with SQL aggregates over the
+/// saved rows, written as JSON to `output` and as a short text report beside it (`.txt`).
+/// Recomputed from scratch on every run.
+public final class StatisticsTask: JobTask, @unchecked Sendable {
+    // @unchecked Sendable: only immutable state beyond JobTask's own (see JobTask).
+
+    public struct Parameters: Decodable, Sendable {
+        public let output: String
+    }
+
+    public static let kind = "statistics"
+
+    public let output: URL
+
+    public init(request: JobRequest, parameters: Parameters) throws {
+        self.output = try request.resolveOutput(parameters.output)
+        super.init(request: request)
+    }
+
+    public override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let statistics = try StatisticsCalculator.compute(in: context)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        let report = output.deletingPathExtension().appendingPathExtension("txt")
+        do {
+            try encoder.encode(statistics).write(to: output, options: .atomic)
+            try Data(statistics.textReport.utf8).write(to: report, options: .atomic)
+        } catch {
+            throw JobError(.jobFailed, "cannot write \(output.path): \(error.localizedDescription)", underlying: error)
+        }
+        return JobOutcome(
+            summary: "statistics of \(statistics.locations.count) locations and \(statistics.stations.count) stations",
+            counts: ["locations": statistics.locations.count, "stations": statistics.stations.count],
+            outputs: [output.path, report.path],
+            details: ["report": .string(statistics.textReport)])
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import LineupJobs
+import LineupStore
+import SurfJournal
+import Testing
+
+@Suite struct ImportCoreDataTaskTests {
+    @Test func theSurfJournalSeedStore() throws {
+        let fixture = try JournalFixture()
+        try fixture.copyCorpus("surfjournal/SurfJournalModel.sqlite", withSidecars: true)
+        let job = #"{"kind": "import-coredata", "input": "SurfJournalModel.sqlite"}"#
+        let outcome = try fixture.runSucceeding(job)
+        #expect(outcome.counts["inserted"] == 5_000)
+        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 5_000)
+        let context = fixture.container.newTaskContext(name: "check")
+        try context.performAndWait {
+            let oldest = try context.fetch(FetchRequest<JournalEntry>(sortedBy: [.ascending(\.date)], limit: 1))[0]
+            let newest = try context.fetch(FetchRequest<JournalEntry>(sortedBy: [.descending(\.date)], limit: 1))[0]
+            #expect(oldest.date!.ISO8601Format().hasPrefix("2004-09-02"))
+            #expect(newest.date!.ISO8601Format().hasPrefix("2014-08-29"))
+            let locations = try context.aggregate(
+                AggregateRequest<JournalEntry>(groupBy: [.property(\.location, as: "location")], aggregates: [.count(as: "n")]))
+            #expect(locations.count == 10)
+        }
+        let again = try fixture.runSucceeding(job)
+        #expect(again.counts["inserted"] == 0)
+        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 5_000)
+    }
+
+    @Test func notACoreDataStoreFailsWithoutRetry() throws {
+        let fixture = try JournalFixture()
+        try fixture.writeInput("notes.sqlite", "plain text")
+        let result = try fixture.run(#"{"kind": "import-coredata", "input": "notes.sqlite"}"#)
+        let error = try #require(result.error as? JobError)
+        #expect(!error.isRetryable)
+        #expect(error.description.contains("notes.sqlite"))
+    }
+}

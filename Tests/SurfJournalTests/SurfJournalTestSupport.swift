@@ -1,0 +1,89 @@
+import Foundation
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Logging
+import SurfJournal
+import Testing
+
+/// A store, an input and an output directory, and a way to run one job of a surf-journal kind
+/// the way the daemon does (its own task context, saved into main), then flush.
+final class JournalFixture {
+    let root: URL
+    let input: URL
+    let output: URL
+    let container: PersistentContainer
+    let registry = SurfJournalJobs.registry
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("surfjournal-tests-\(UUID().uuidString)")
+        input = root.appendingPathComponent("input")
+        output = root.appendingPathComponent("output")
+        for directory in [input, output] {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        container = try PersistentContainer(
+            url: root.appendingPathComponent("store.sqlite"), model: SurfJournalModel.model, logger: logger)
+    }
+
+    deinit {
+        try? container.store.close()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// Copies a corpus file (and, for a Core Data store, its -wal and -shm) into the input directory.
+    func copyCorpus(_ relativePath: String, withSidecars: Bool = false) throws {
+        let source = corpusDirectory.appendingPathComponent(relativePath)
+        for suffix in withSidecars ? ["", "-wal", "-shm"] : [""] {
+            try FileManager.default.copyItem(
+                at: URL(fileURLWithPath: source.path + suffix),
+                to: input.appendingPathComponent(source.lastPathComponent + suffix))
+        }
+    }
+
+    func writeInput(_ name: String, _ contents: String) throws {
+        try Data(contents.utf8).write(to: input.appendingPathComponent(name))
+    }
+
+    /// Makes and runs the task of a job file; throws what the factory throws.
+    func run(_ json: String) throws -> JobTaskResult {
+        let file = try JobFile(data: Data(json.utf8))
+        let request = JobRequest(
+            jobID: file.id ?? "test", name: "test", file: file, jobFilePath: "test.job.json",
+            paths: PathPolicy(inputDirectory: input, outputDirectory: output), container: container,
+            logger: Logger(label: "test"))
+        let task = try registry.makeTask(for: request)
+        task.start()
+        return try #require(task.result)
+    }
+
+    /// Runs a job that must succeed, then flushes; returns its outcome.
+    func runSucceeding(_ json: String) throws -> JobOutcome {
+        let result = try run(json)
+        guard let outcome = result.outcome else {
+            Issue.record("job failed: \(String(describing: result.error))")
+            throw JobError(.jobFailed, "job failed")
+        }
+        try container.flush()
+        return outcome
+    }
+
+    func count<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> Int {
+        let context = container.newTaskContext(name: "check")
+        return try context.performAndWait { try context.count(for: request) }
+    }
+}
+
+let corpusDirectory: URL = {
+    // Tests/SurfJournalTests/<file> → the package root → ../shared/corpus
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus")
+}()
+
+func utc(_ text: String) -> Date {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.date(from: text)!
+}
