@@ -85,3 +85,25 @@ import Testing
         #expect(missing?.code == .invalidParameters)
     }
 }
+
+@Suite struct StationMergeTests {
+    @Test func observationsAfterTheCatalogueKeepTheCataloguesStationDetails() throws {
+        let fixture = try JournalFixture()
+        try fixture.copyCorpus("ndbc/ndbc-activestations-2025-06-13.xml")
+        try fixture.copyCorpus("ndbc/ndbc-rss-42002-2022-02-27.xml")
+        _ = try fixture.runSucceeding(#"{"kind": "import-buoy", "input": "ndbc-activestations-2025-06-13.xml"}"#)
+        let before = try station("42002", fixture)
+        _ = try fixture.runSucceeding(#"{"kind": "import-buoy", "input": "ndbc-rss-42002-2022-02-27.xml"}"#)
+        let after = try station("42002", fixture)
+        #expect(before.name != nil && before.owner != nil)
+        #expect(after.name == before.name && after.owner == before.owner && after.type == before.type)
+    }
+
+    private func station(_ id: String, _ fixture: JournalFixture) throws -> (name: String?, owner: String?, type: String?) {
+        let context = fixture.container.newTaskContext(name: "check")
+        return try context.performAndWait {
+            let station = try #require(try context.fetch(FetchRequest<BuoyStation>(predicate: \.stationID == id)).first)
+            return (station.name, station.owner, station.stationType)
+        }
+    }
+}

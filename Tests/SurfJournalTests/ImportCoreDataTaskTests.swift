@@ -27,6 +27,15 @@ import Testing
         #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 5_000)
     }
 
+    @Test func theProjectsOwnSeedJournal() throws {
+        let fixture = try JournalFixture()
+        let packageSeed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("samples/journal/SurfJournalSeed.sqlite")
+        try FileManager.default.copyItem(at: packageSeed, to: fixture.input.appendingPathComponent("seed.sqlite"))
+        let outcome = try fixture.runSucceeding(#"{"kind": "import-coredata", "input": "seed.sqlite"}"#)
+        #expect(outcome.counts["inserted"] == 240)
+    }
+
     @Test func notACoreDataStoreFailsWithoutRetry() throws {
         let fixture = try JournalFixture()
         try fixture.writeInput("notes.sqlite", "plain text")

@@ -71,11 +71,13 @@ final class BuoyUpserter {
                 station.stationID = record.stationID
                 existing[record.stationID] = station
             }
-            station.name = record.name
-            station.latitude = record.latitude
-            station.longitude = record.longitude
-            station.owner = record.owner
-            station.stationType = record.type
+            // nil means "not in this file" (an RSS or SOS file names a station but says little of
+            // it): keep what the catalogue said.
+            if let name = record.name { station.name = name }
+            if let latitude = record.latitude { station.latitude = latitude }
+            if let longitude = record.longitude { station.longitude = longitude }
+            if let owner = record.owner { station.owner = owner }
+            if let type = record.type { station.stationType = type }
             if station.isInserted {
                 counts.stationsInserted += 1
             } else if station.hasChanges {
