@@ -1,0 +1,88 @@
+import Foundation
+
+/// The command line of `lineup-bench`, parsed by hand: a benchmark name and a few options.
+struct BenchOptions {
+    static let usage = """
+        usage: lineup-bench NAME [options]
+
+        NAME: stack | spool | import | export | statistics | all
+
+        options:
+          --rows N        rows to insert (stack; default 1000000)
+          --chunk N       objects per task context (stack; default 10000)
+          --flush MODE    background (default): a flush loop of its own, woken after every chunk
+                          chunk: the importer flushes after every chunk and waits for the disk
+          --dir PATH      where to create the temporary databases (default: the system's temporary directory)
+          --keep          keep the databases instead of deleting them
+          -h, --help      show this help
+
+        Prints a table, then RESULT lines (DESIGN §7). Exit status: 0 when the benchmarks ran
+        (whatever the verdicts), 1 when one failed, 2 for a usage error or a benchmark that does
+        not exist yet.
+        """
+
+    var benchmark: BenchmarkName
+    var rows = 1_000_000
+    var chunk = 10_000
+    var flushMode = FlushMode.background
+    var directory: String?
+    var keepFiles = false
+
+    /// Nil for `--help`.
+    static func parse(_ arguments: [String]) throws -> BenchOptions? {
+        var name: BenchmarkName?
+        var options = BenchOptions(benchmark: .all)
+        var remaining = arguments[...]
+        func value(for option: String) throws -> String {
+            guard let value = remaining.popFirst() else { throw BenchError(.usage, "\(option) needs a value") }
+            return value
+        }
+        func count(for option: String) throws -> Int {
+            let text = try value(for: option)
+            guard let number = Int(text.replacingOccurrences(of: "_", with: "")), number > 0 else {
+                throw BenchError(.usage, "\(option) needs a positive whole number, not \(text)")
+            }
+            return number
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-h", "--help":
+                return nil
+            case "--rows":
+                options.rows = try count(for: argument)
+            case "--chunk":
+                options.chunk = try count(for: argument)
+            case "--flush":
+                let text = try value(for: argument)
+                guard let mode = FlushMode(rawValue: text) else {
+                    throw BenchError(.usage, "--flush is one of \(FlushMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(text)")
+                }
+                options.flushMode = mode
+            case "--dir":
+                options.directory = try value(for: argument)
+            case "--keep":
+                options.keepFiles = true
+            default:
+                if argument.hasPrefix("-") { throw BenchError(.usage, "unknown option \(argument)") }
+                guard name == nil else { throw BenchError(.usage, "one benchmark at a time (got \(name!.rawValue) and \(argument))") }
+                guard let parsed = BenchmarkName(rawValue: argument) else {
+                    throw BenchError(.usage, "unknown benchmark \(argument)")
+                }
+                name = parsed
+            }
+        }
+        guard let name else { throw BenchError(.usage, "which benchmark?") }
+        options.benchmark = name
+        return options
+    }
+}
+
+/// The benchmarks of DESIGN §7.
+enum BenchmarkName: String, CaseIterable {
+    case stack
+    case spool
+    case `import`
+    case export
+    case statistics
+    case all
+}
