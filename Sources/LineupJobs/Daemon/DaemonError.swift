@@ -1,0 +1,65 @@
+/// Why the daemon could not start, reload or stop cleanly. (Why a *job* failed is a
+/// ``JobError``; a failed job never stops the daemon.)
+public struct DaemonError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Value: Sendable, Hashable {
+            case invalidConfiguration, spoolUnavailable, storeUnavailable, storePreparationFailed,
+                finalFlushFailed, notRunning
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The configuration file cannot be read or holds an invalid value.
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// The spool directory cannot be created, read or recovered.
+        public static let spoolUnavailable = Code(.spoolUnavailable)
+        /// The store cannot be opened (not ours, corrupt, newer than the model, I/O).
+        public static let storeUnavailable = Code(.storeUnavailable)
+        /// The store was opened but the daemon's preparation hook (e.g. seeding) failed.
+        public static let storePreparationFailed = Code(.storePreparationFailed)
+        /// The last flush at shutdown failed: the jobs it carried were returned to `new/`
+        /// unacknowledged, to run again at the next start.
+        public static let finalFlushFailed = Code(.finalFlushFailed)
+        /// The daemon is not running (not started yet, or stopped), so it cannot flush.
+        public static let notRunning = Code(.notRunning)
+
+        public var description: String {
+            switch value {
+            case .invalidConfiguration: "invalid configuration"
+            case .spoolUnavailable: "spool unavailable"
+            case .storeUnavailable: "store unavailable"
+            case .storePreparationFailed: "store preparation failed"
+            case .finalFlushFailed: "final flush failed"
+            case .notRunning: "not running"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// The file or directory involved.
+    public var path: String?
+    /// A sentence that explains the problem.
+    public var message: String
+    /// The error this one wraps, if any.
+    public var underlying: (any Error)?
+
+    public init(_ code: Code, path: String?, _ message: String, underlying: (any Error)? = nil) {
+        self.code = code
+        self.path = path
+        self.message = message
+        self.underlying = underlying
+    }
+
+    /// `"<path>: <code>: <message>"`.
+    public var description: String {
+        var text = path.map { "\($0): " } ?? ""
+        text += "\(code): \(message)"
+        if let underlying {
+            text += " (\(underlying))"
+        }
+        return text
+    }
+}

@@ -1,0 +1,125 @@
+public import Foundation
+
+/// What the daemon is doing, written atomically to `<spool>/status.json` every status interval
+/// and after every flush, for `lineup status`.
+///
+/// ```swift
+/// let status = try DaemonStatus(contentsOfSpoolAt: spoolURL)
+/// for job in status.running { print(job.job, job.progress.fractionCompleted ?? 0) }
+/// ```
+public struct DaemonStatus: Sendable, Hashable, Codable {
+    /// The status file's name in the spool's root.
+    public static let fileName = "status.json"
+
+    /// The daemon's phase.
+    public enum Phase: String, Sendable, Hashable, Codable {
+        case running, stopping, stopped
+    }
+
+    /// The last flush.
+    public struct Flush: Sendable, Hashable, Codable {
+        /// When it ended.
+        public var at: Date
+        public var reason: FlushSummary.Reason
+        public var succeeded: Bool
+        /// Rows written to disk (0 when it failed).
+        public var rowsWritten: Int
+        /// Jobs acknowledged (0 when it failed).
+        public var acknowledged: Int
+        /// Why it failed.
+        public var error: String?
+
+        public init(at: Date, reason: FlushSummary.Reason, succeeded: Bool, rowsWritten: Int, acknowledged: Int, error: String?) {
+            self.at = at
+            self.reason = reason
+            self.succeeded = succeeded
+            self.rowsWritten = rowsWritten
+            self.acknowledged = acknowledged
+            self.error = error
+        }
+    }
+
+    /// A job that is running now.
+    public struct RunningJob: Sendable, Hashable, Codable {
+        public var job: JobInfo
+        public var startedAt: Date
+        public var progress: JobProgress.Snapshot
+
+        public init(job: JobInfo, startedAt: Date, progress: JobProgress.Snapshot) {
+            self.job = job
+            self.startedAt = startedAt
+            self.progress = progress
+        }
+    }
+
+    public var pid: Int32
+    public var phase: Phase
+    public var startedAt: Date
+    public var updatedAt: Date
+    public var maxConcurrentJobs: Int
+    /// The flush interval in seconds.
+    public var flushInterval: Double
+    public var lastFlush: Flush?
+    /// Flushes that failed in a row (0 after a successful one).
+    public var consecutiveFlushFailures: Int
+    /// Running jobs, oldest first.
+    public var running: [RunningJob]
+    /// Jobs claimed and queued but not started (waiting for a slot or a dependency).
+    public var queued: Int
+    /// Jobs that finished and wait for the next flush to be acknowledged.
+    public var awaitingFlush: Int
+    /// Jobs waiting to be attempted again.
+    public var waitingForRetry: Int
+    /// Jobs waiting for a job in their `after` list to be claimed.
+    public var waitingForDependencies: Int
+
+    public init(
+        pid: Int32, phase: Phase, startedAt: Date, updatedAt: Date, maxConcurrentJobs: Int, flushInterval: Double,
+        lastFlush: Flush?, consecutiveFlushFailures: Int, running: [RunningJob], queued: Int, awaitingFlush: Int,
+        waitingForRetry: Int, waitingForDependencies: Int
+    ) {
+        self.pid = pid
+        self.phase = phase
+        self.startedAt = startedAt
+        self.updatedAt = updatedAt
+        self.maxConcurrentJobs = maxConcurrentJobs
+        self.flushInterval = flushInterval
+        self.lastFlush = lastFlush
+        self.consecutiveFlushFailures = consecutiveFlushFailures
+        self.running = running
+        self.queued = queued
+        self.awaitingFlush = awaitingFlush
+        self.waitingForRetry = waitingForRetry
+        self.waitingForDependencies = waitingForDependencies
+    }
+
+    /// Reads `<spoolRoot>/status.json`.
+    public init(contentsOfSpoolAt spoolRoot: URL) throws {
+        let data = try Data(contentsOf: Self.url(inSpoolAt: spoolRoot))
+        self = try Self.decoder.decode(Self.self, from: data)
+    }
+
+    /// Where the status file of a spool lies.
+    public static func url(inSpoolAt spoolRoot: URL) -> URL {
+        spoolRoot.appending(path: fileName)
+    }
+
+    /// Writes the file atomically (a temporary file renamed over the old one), so that a
+    /// reader sees the old status or the new one, never half of one.
+    func write(toSpoolAt spoolRoot: URL) throws {
+        try Self.encoder.encode(self).write(to: Self.url(inSpoolAt: spoolRoot), options: .atomic)
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

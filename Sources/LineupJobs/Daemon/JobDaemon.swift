@@ -1,0 +1,410 @@
+import Foundation
+import LineupSpool
+public import LineupStore
+public import Logging
+public import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// The job daemon: it opens the store, recovers the spool, claims jobs, runs them on the
+/// queue, flushes on an interval and acknowledges what each flush carried, and stops
+/// gracefully. `lineupd` is a thin command-line wrapper around it; tests run it in-process.
+///
+/// ```swift
+/// var registry = JobRegistry()
+/// registry.register("statistics", parameters: StatisticsParameters.self) { request, parameters in ... }
+/// let daemon = JobDaemon(configuration: configuration, registry: registry, model: model, logger: logger)
+/// try await daemon.runWithSignalHandling()   // until SIGTERM or SIGINT
+/// ```
+///
+/// | event | what happens |
+/// |---|---|
+/// | start (``run()``) | open the store (``Hooks/prepareStore`` may seed it), recover `active/`, start claiming (inotify and periodic rescans), the flush loop and the status file; log one line with the configuration |
+/// | every ``DaemonConfiguration/flushInterval`` | flush: main → writer → disk, then acknowledge the jobs that flush carried |
+/// | SIGUSR1, ``flush()`` | flush now |
+/// | SIGHUP, ``reload()`` | re-read the configuration file; apply log level, flush interval, concurrency, retries, grace |
+/// | SIGTERM, SIGINT, ``requestShutdown()``, graceful shutdown of a `ServiceGroup` | stop claiming; running jobs get the grace period, then the rest are cancelled and returned to `new/`; final flush; WAL checkpoint; ``run()`` returns |
+///
+/// ## Dependencies (`after`)
+///
+/// A job starts only once every job in its `after` list is *acknowledged*: its changes were
+/// written to disk by a flush and its file moved to `done/`. Finishing is not enough, because
+/// a dependent may read what its dependency wrote with SQL aggregates (statistics after an
+/// import), which see saved data only. When a finished job has dependents waiting, the
+/// daemon flushes at once instead of waiting for the interval. A dependency that failed
+/// fails its dependents (``JobError/Code/dependencyFailed``); an id that is neither queued,
+/// running, done nor failed is waited for up to
+/// ``DaemonConfiguration/dependencyWaitTimeout`` (it may be enqueued a moment later), then
+/// the dependent fails (``JobError/Code/unknownDependency``); a cycle fails at once.
+///
+/// ## Flush failures
+///
+/// A job is acknowledged only by a flush that committed. When a flush fails (disk full, I/O
+/// error), its jobs stay unacknowledged in `active/`, the error is logged and reported in
+/// `status.json`, and the next flush (interval, signal or request) tries again: the changes
+/// wait in the main or writer context. If the final flush at shutdown fails, its jobs return to
+/// `new/` and ``run()`` throws ``DaemonError/Code/finalFlushFailed``.
+public final class JobDaemon: Service, Sendable {
+    /// Customization points.
+    public struct Hooks: Sendable {
+        /// Runs once after the store is opened, before jobs are claimed (e.g. to seed a new
+        /// store). An error stops the start with ``DaemonError/Code/storePreparationFailed``.
+        public var prepareStore: (@Sendable (PersistentContainer, Logger) throws -> Void)?
+        /// Makes the configuration to reload from on SIGHUP (``reload()``); nil re-reads
+        /// ``DaemonConfiguration/configurationFile`` when there is one. `lineupd` can reopen its
+        /// log files here too, and re-apply its command-line options over the file.
+        public var reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)?
+        /// A uniform random number in `0..<1` for the retry jitter; tests fix it.
+        public var randomJitter: @Sendable () -> Double
+
+        public init(
+            prepareStore: (@Sendable (PersistentContainer, Logger) throws -> Void)? = nil,
+            reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)? = nil,
+            randomJitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        ) {
+            self.prepareStore = prepareStore
+            self.reloadConfiguration = reloadConfiguration
+            self.randomJitter = randomJitter
+        }
+    }
+
+    private enum Phase {
+        case idle, running, stopped
+    }
+
+    private struct State {
+        var configuration: DaemonConfiguration
+        var logger: Logger
+        var phase = Phase.idle
+        var runner: JobRunner?
+        var container: PersistentContainer?
+    }
+
+    /// The job kinds this daemon runs.
+    public let registry: JobRegistry
+    /// The model of the store.
+    public let model: ManagedObjectModel
+    private let hooks: Hooks
+    private let broadcaster = EventBroadcaster()
+    private let state: Mutex<State>
+    private let shutdownRequests: AsyncStream<Void>
+    private let shutdownContinuation: AsyncStream<Void>.Continuation
+
+    /// Makes a daemon; nothing happens until ``run()``.
+    ///
+    /// - Parameter logger: the daemon's logger; its level is set from the configuration. Job
+    ///   log lines carry `job`, `kind` and `attempt` metadata.
+    public init(
+        configuration: DaemonConfiguration, registry: JobRegistry, model: ManagedObjectModel, logger: Logger,
+        hooks: Hooks = Hooks()
+    ) {
+        var logger = logger
+        logger.logLevel = configuration.logLevel
+        self.registry = registry
+        self.model = model
+        self.hooks = hooks
+        self.state = Mutex(State(configuration: configuration, logger: logger))
+        (shutdownRequests, shutdownContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    // MARK: - Observing
+
+    /// The configuration in effect (reloads change it).
+    public var configuration: DaemonConfiguration {
+        state.withLock { $0.configuration }
+    }
+
+    /// The daemon's logger, at the level in effect.
+    var logger: Logger {
+        state.withLock { $0.logger }
+    }
+
+    /// The stack, once ``run()`` has opened it. After ``run()`` returns its store is closed.
+    public var container: PersistentContainer? {
+        state.withLock { $0.container }
+    }
+
+    /// A new stream of everything the daemon does from now on; it finishes when the daemon
+    /// stops. Subscribe before ``run()`` to see every event.
+    public func events() -> AsyncStream<DaemonEvent> {
+        broadcaster.subscribe()
+    }
+
+    /// What `status.json` would say now; nil when the daemon is not running.
+    public func status() async -> DaemonStatus? {
+        guard let runner = state.withLock({ $0.runner }) else { return nil }
+        return await runner.status()
+    }
+
+    // MARK: - Running
+
+    /// Runs until ``requestShutdown()``, a `ServiceGroup`'s graceful shutdown, or cancellation
+    /// of the calling task; then shuts down gracefully and returns. Does not handle signals
+    /// (see ``runWithSignalHandling()``).
+    ///
+    /// - Throws: ``DaemonError`` when the daemon cannot start (configuration, spool, store),
+    ///   or when the final flush failed.
+    public func run() async throws {
+        try await run(handlingSignals: false)
+    }
+
+    /// Runs as ``run()`` does; with `handlingSignals`, SIGUSR1 flushes and SIGHUP reloads.
+    /// (SIGTERM and SIGINT belong to the `ServiceGroup` that runs the daemon.)
+    public func run(handlingSignals: Bool) async throws {
+        let (configuration, logger) = state.withLock { state in
+            precondition(state.phase == .idle, "JobDaemon.run() may be called only once")
+            state.phase = .running
+            return (state.configuration, state.logger)
+        }
+        defer {
+            state.withLock { $0.phase = .stopped }
+            broadcaster.finish()
+        }
+        let (spool, container, recovery) = try start(configuration, logger: logger)
+        let runner = JobRunner(
+            spool: spool, container: container, registry: registry, paths: configuration.pathPolicy,
+            settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter)
+        state.withLock { state in
+            state.runner = runner
+            state.container = container
+        }
+        logger.info(
+            "lineup daemon started",
+            metadata: [
+                "pid": "\(ProcessInfo.processInfo.processIdentifier)", "configuration": "\(configuration.summary)",
+                "kinds": "\(registry.kinds.joined(separator: ","))",
+            ])
+        broadcaster.emit(.started(recovery: recovery))
+        await runner.refreshStatus()
+        let watcher = SpoolWatcher(
+            spool: spool, rescanInterval: configuration.rescanInterval, useInotify: configuration.usesInotify)
+
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in watcher.hints {
+                        runner.claimAvailable()
+                    }
+                }
+                group.addTask { await self.flushLoop(runner) }
+                group.addTask { await self.statusLoop(runner, interval: configuration.statusInterval) }
+                if handlingSignals {
+                    group.addTask { await self.signalLoop() }
+                }
+                // Returns once requestShutdown() finishes the stream (or this task is cancelled).
+                for await _ in self.shutdownRequests {}
+                watcher.stop()
+                group.cancelAll()
+            }
+        } onCancelOrGracefulShutdown: {
+            self.requestShutdown()
+        }
+
+        try await stop(runner: runner, container: container)
+    }
+
+    /// Runs the daemon in a `ServiceGroup` that shuts it down gracefully on SIGTERM and
+    /// SIGINT, with SIGUSR1 (flush) and SIGHUP (reload) handled too. What `lineupd` calls.
+    public func runWithSignalHandling() async throws {
+        let logger = state.withLock { $0.logger }
+        let group = ServiceGroup(
+            services: [SignalHandlingDaemon(daemon: self)], gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        try await group.run()
+    }
+
+    /// Asks the daemon to stop gracefully; ``run()`` returns once it has. Safe from any
+    /// thread, any number of times, before or during ``run()``.
+    public func requestShutdown() {
+        shutdownContinuation.finish()
+    }
+
+    /// Flushes now (as SIGUSR1 does) and acknowledges the jobs the flush carried.
+    ///
+    /// - Throws: the store's error when the flush failed (its jobs stay unacknowledged), or
+    ///   ``DaemonError/Code/notRunning``.
+    @discardableResult
+    public func flush() async throws -> FlushSummary {
+        try await flush(reason: .request)
+    }
+
+    func flush(reason: FlushSummary.Reason) async throws -> FlushSummary {
+        guard let runner = state.withLock({ $0.runner }) else {
+            throw DaemonError(.notRunning, path: nil, "the daemon is not running, so it cannot flush")
+        }
+        return try await runner.flush(reason)
+    }
+
+    // MARK: - Start and stop
+
+    private func start(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> (
+        SpoolDirectory, PersistentContainer, SpoolRecovery
+    ) {
+        try configuration.validate()
+        let spool: SpoolDirectory
+        do {
+            spool = try SpoolDirectory(root: configuration.spoolURL, durability: configuration.spoolDurability)
+        } catch {
+            throw DaemonError(.spoolUnavailable, path: configuration.spoolURL.path, "cannot open the spool", underlying: error)
+        }
+        let container: PersistentContainer
+        do {
+            container = try PersistentContainer(url: configuration.storeURL, model: model, logger: logger)
+        } catch {
+            throw DaemonError(.storeUnavailable, path: configuration.storeURL.path, "cannot open the store", underlying: error)
+        }
+        if let prepare = hooks.prepareStore {
+            do {
+                try prepare(container, logger)
+            } catch {
+                try? container.store.close()
+                throw DaemonError(
+                    .storePreparationFailed, path: configuration.storeURL.path, "preparing the store failed",
+                    underlying: error)
+            }
+        }
+        let recovery: SpoolRecovery
+        do {
+            recovery = try spool.recoverActive(maxInterruptions: configuration.maxInterruptions)
+        } catch {
+            try? container.store.close()
+            throw DaemonError(
+                .spoolUnavailable, path: configuration.spoolURL.path, "cannot recover active/", underlying: error)
+        }
+        if !recovery.isEmpty {
+            logger.warning(
+                "recovered jobs a stopped daemon left in active/",
+                metadata: [
+                    "requeued": "\(recovery.requeued.joined(separator: ","))",
+                    "poisoned": "\(recovery.poisoned.joined(separator: ","))",
+                    "completed": "\(recovery.completed.joined(separator: ","))",
+                    "failed": "\(recovery.failed.joined(separator: ","))",
+                ])
+        }
+        do {
+            try spool.removeStaleTemporaryFiles()
+        } catch {
+            logger.warning("cannot clean the spool's tmp/", metadata: ["error": "\(error)"])
+        }
+        return (spool, container, recovery)
+    }
+
+    private func stop(runner: JobRunner, container: PersistentContainer) async throws {
+        let (configuration, logger) = state.withLock { ($0.configuration, $0.logger) }
+        await runner.stopStarting()
+        broadcaster.emit(.stopping)
+        logger.info("stopping", metadata: ["grace_s": "\(DaemonConfiguration.seconds(configuration.gracePeriod))"])
+        let flushError = await runner.finishShutdown(
+            gracePeriod: configuration.gracePeriod, cancellationTimeout: configuration.cancellationTimeout)
+        do {
+            try container.store.checkpoint()
+        } catch {
+            logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
+        }
+        do {
+            try container.store.close()
+        } catch {
+            logger.error("closing the store failed", metadata: ["error": "\(error)"])
+        }
+        state.withLock { $0.runner = nil }
+        logger.info("stopped")
+        broadcaster.emit(.stopped)
+        if let flushError {
+            throw DaemonError(
+                .finalFlushFailed, path: configuration.storeURL.path,
+                "the final flush failed; its jobs were returned to new/", underlying: flushError)
+        }
+    }
+
+    // MARK: - Loops
+
+    private func flushLoop(_ runner: JobRunner) async {
+        while true {
+            let interval = state.withLock { $0.configuration.flushInterval }
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            _ = try? await runner.flush(.interval)
+        }
+    }
+
+    private func statusLoop(_ runner: JobRunner, interval: Duration) async {
+        while true {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            await runner.refreshStatus()
+        }
+    }
+
+    // MARK: - Reloading
+
+    /// Re-reads the configuration (the ``Hooks/reloadConfiguration`` hook, or the
+    /// configuration file) and applies its reloadable settings, as SIGHUP does.
+    ///
+    /// - Returns: the configuration now in effect.
+    /// - Throws: ``DaemonError`` ``DaemonError/Code/invalidConfiguration``; the settings in
+    ///   effect stay as they were.
+    @discardableResult
+    public func reload() throws(DaemonError) -> DaemonConfiguration {
+        let current = configuration
+        let fresh: DaemonConfiguration
+        if let hook = hooks.reloadConfiguration {
+            do {
+                fresh = try hook()
+            } catch let error as DaemonError {
+                throw error
+            } catch {
+                throw DaemonError(
+                    .invalidConfiguration, path: current.configurationFile?.path, "cannot reload the configuration",
+                    underlying: error)
+            }
+        } else if let file = current.configurationFile {
+            fresh = try DaemonConfigurationFile.load(file, over: current)
+        } else {
+            state.withLock { $0.logger }.info("reload: no configuration file to re-read")
+            return current
+        }
+        return try reload(with: fresh)
+    }
+
+    /// Applies the reloadable settings of `fresh` (log level, flush interval, concurrency and
+    /// claim window, retry policy, grace period, cancellation and dependency timeouts); the
+    /// others need a restart and are ignored with a warning.
+    ///
+    /// - Returns: the configuration now in effect.
+    @discardableResult
+    public func reload(with fresh: DaemonConfiguration) throws(DaemonError) -> DaemonConfiguration {
+        let current = configuration
+        let merged = current.reloading(from: fresh)
+        try merged.validate()
+        var requested = fresh
+        requested.configurationFile = current.configurationFile
+        let needsRestart = requested.reloading(from: current) != current
+        let (logger, runner) = state.withLock { state in
+            state.configuration = merged
+            state.logger.logLevel = merged.logLevel
+            return (state.logger, state.runner)
+        }
+        runner?.apply(RunnerSettings(merged, logger: logger))
+        if needsRestart {
+            logger.warning("reload: store, spool, directory and watcher settings need a restart; kept as they were")
+        }
+        logger.info("configuration reloaded", metadata: ["configuration": "\(merged.summary)"])
+        broadcaster.emit(.reloaded(merged))
+        return merged
+    }
+}
+
+/// Runs a daemon with SIGUSR1 and SIGHUP handling inside a `ServiceGroup`.
+private struct SignalHandlingDaemon: Service {
+    let daemon: JobDaemon
+
+    func run() async throws {
+        try await daemon.run(handlingSignals: true)
+    }
+}

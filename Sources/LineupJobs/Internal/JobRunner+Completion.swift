@@ -1,0 +1,124 @@
+import Dispatch
+import Foundation
+import LineupSpool
+import Logging
+
+extension JobRunner {
+    /// A task left the queue: keep its result for the flush, retry it, fail it or release it.
+    func taskCompleted(name: String, task: JobTask) {
+        assertOnCoordinator()
+        guard let record = live[name], record.task === task else { return }
+        queuedTaskCount -= 1
+        if record.started {
+            runningTaskCount -= 1
+            record.started = false
+        }
+        switch task.finalResult {
+        case let .succeeded(outcome):
+            let now = Date()
+            let report = JobResultReport(
+                name: record.name, id: record.file?.id, kind: record.file?.kind ?? "?", attempts: record.attempt,
+                interruptions: record.claimed.interruptions, startedAt: task.startedAt ?? now,
+                finishedAt: task.finishedAt ?? now, details: outcome.reportDetails)
+            record.state = .awaitingFlush(report)
+            awaitingFlush.append(record)
+            events.emit(.jobFinished(record.info))
+            logger.info(
+                "job finished; acknowledged at the next flush",
+                metadata: ["job": "\(record.jobID)", "attempt": "\(record.attempt)", "summary": "\(outcome.summary)"])
+            if record.dependentCount > 0 {
+                scheduleDependencyFlush()
+            }
+        case .cancelled:
+            release(record)
+        case let .failed(error):
+            handleFailure(record, error)
+        }
+        resumeWaiters()
+        claimWhileRoom()
+    }
+
+    /// Retries the job after its backoff delay, or fails it for good.
+    func handleFailure(_ record: JobRecord, _ error: any Error) {
+        assertOnCoordinator()
+        let retryable = ErrorClassification.isRetryable(error)
+        guard retryable, record.policy.allowsRetry(afterAttempt: record.attempt) else {
+            failPermanently(record, error)
+            return
+        }
+        if isStopping {
+            // It would be retried: give it back to new/ for the next start instead.
+            release(record)
+            return
+        }
+        let delay = record.policy.delay(afterAttempt: record.attempt, jitter: jitter())
+        let reason = describe(error, of: record)
+        record.state = .waitingForRetry
+        events.emit(.retryScheduled(record.info, delay: delay, error: reason))
+        logger.warning(
+            "job attempt failed; retrying",
+            metadata: [
+                "job": "\(record.jobID)", "attempt": "\(record.attempt)", "of": "\(record.policy.maxAttempts)",
+                "delay_ms": "\(Int(delay / .milliseconds(1)))", "error": "\(reason)",
+            ])
+        let name = record.name
+        coordinator.asyncAfter(deadline: .now() + delay.dispatchInterval) {
+            guard let record = self.live[name], case .waitingForRetry = record.state else { return }
+            self.startAttempt(record)
+        }
+    }
+
+    /// Writes the error report and moves the job to `failed/`.
+    func failPermanently(_ record: JobRecord, _ error: any Error) {
+        assertOnCoordinator()
+        let reason = describe(error, of: record)
+        let report = JobFailureReport(
+            name: record.name, id: record.file?.id, kind: record.file?.kind, reason: reason, attempts: record.attempt,
+            interruptions: record.claimed.interruptions, retryable: ErrorClassification.isRetryable(error),
+            startedAt: record.startedAt, finishedAt: Date())
+        do {
+            try spool.fail(record.claimed, report: report)
+        } catch {
+            // The file stays in active/; recovery at the next start deals with it.
+            logger.error("cannot move a failed job to failed/", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
+        }
+        if let id = record.file?.id {
+            finished.note(id: id, .failed(reason: reason))
+        }
+        settle(record, .failed(reason))
+        events.emit(.jobFailed(record.info, report))
+        logger.error("job failed", metadata: ["job": "\(record.jobID)", "attempts": "\(record.attempt)", "error": "\(reason)"])
+    }
+
+    /// Returns the job's file to `new/` (shutdown): it runs again at the next start.
+    func release(_ record: JobRecord) {
+        assertOnCoordinator()
+        do {
+            try spool.release(record.claimed)
+        } catch {
+            logger.error("cannot return a job to new/", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
+        }
+        settle(record, .released)
+        events.emit(.jobReleased(record.info))
+        logger.info("job returned to new/", metadata: ["job": "\(record.jobID)"])
+    }
+
+    /// Forgets the job and opens its gate for its dependents.
+    func settle(_ record: JobRecord, _ outcome: AcknowledgementGate.Outcome) {
+        record.state = .settled
+        record.preparedTask = nil
+        live[record.name] = nil
+        if let id = record.file?.id, liveByID[id] === record {
+            liveByID[id] = nil
+        }
+        record.gate.open(outcome)
+    }
+
+    /// The error as a sentence that names the job file.
+    func describe(_ error: any Error, of record: JobRecord) -> String {
+        if let error = error as? JobError {
+            return error.naming(jobFile: record.claimed.url.path).description
+        }
+        return "\(record.claimed.url.path): \(record.file?.kind ?? "job") failed: \(error)"
+    }
+}

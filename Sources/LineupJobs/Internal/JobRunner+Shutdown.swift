@@ -1,0 +1,124 @@
+import Dispatch
+import Foundation
+import LineupSpool
+import Logging
+
+extension JobRunner {
+    /// The first step of shutdown: no more claims, starts or retries; jobs that are not in the
+    /// queue go back to `new/`. Returns once that is in effect.
+    func stopStarting() async {
+        await onCoordinator { self.beginStopping() }
+    }
+
+    /// The rest of shutdown, as DESIGN §3 orders it (after ``stopStarting()``): let running
+    /// tasks finish within `gracePeriod`; cancel the rest; flush a last time (acknowledging what
+    /// finished); return every job not acknowledged to `new/`.
+    ///
+    /// - Returns: the error of the final flush, if it failed (its jobs were returned to `new/`).
+    func finishShutdown(gracePeriod: Duration, cancellationTimeout: Duration) async -> (any Error)? {
+        if !(await wait(until: .noRunningTasks, timeout: gracePeriod)) {
+            let running = await onCoordinator { self.runningTaskCount }
+            logger.warning(
+                "grace period over; cancelling running jobs",
+                metadata: ["running": "\(running)", "grace_s": "\(DaemonConfiguration.seconds(gracePeriod))"])
+        }
+        await onCoordinator { self.cancelQueuedTasks() }
+        if !(await wait(until: .noQueuedTasks, timeout: cancellationTimeout)) {
+            logger.error("jobs ignored cancellation; giving up on them (their files return to new/)")
+        }
+        return await onCoordinator { self.finishStopping() }
+    }
+
+    /// No more claims, starts or retries; jobs that are not in the queue go back to `new/`.
+    private func beginStopping() {
+        assertOnCoordinator()
+        isStopping = true
+        phase = .stopping
+        // Tasks already running go on; the others wait (they are cancelled after the grace).
+        queue.isSuspended = true
+        for record in live.values.sorted(by: { $0.name < $1.name }) {
+            switch record.state {
+            case .waitingForDependencies, .waitingForRetry, .claimed:
+                release(record)
+            default:
+                break
+            }
+        }
+        writeStatus()
+    }
+
+    /// Cancels every task still in the queue, running or not, and lets the queue drain them.
+    private func cancelQueuedTasks() {
+        assertOnCoordinator()
+        for record in live.values {
+            record.task?.cancel()
+        }
+        queue.isSuspended = false
+    }
+
+    private func finishStopping() -> (any Error)? {
+        assertOnCoordinator()
+        var flushError: (any Error)?
+        do {
+            try flushNow(.shutdown)
+        } catch {
+            flushError = error
+            let unacknowledged = awaitingFlush
+            awaitingFlush.removeAll()
+            for record in unacknowledged {
+                release(record)
+            }
+        }
+        for record in live.values.sorted(by: { $0.name < $1.name }) {
+            if record.task != nil {
+                logger.warning("job did not stop after cancellation; returning it to new/", metadata: ["job": "\(record.jobID)"])
+                release(record)
+            }
+        }
+        for record in awaitingFiling {
+            // Its data is on disk; recovery at the next start finishes or re-runs it.
+            logger.error("acknowledged job left in active/", metadata: ["job": "\(record.jobID)"])
+            settle(record, .released)
+        }
+        awaitingFiling.removeAll()
+        phase = .stopped
+        writeStatus()
+        resumeWaiters()
+        return flushError
+    }
+
+    // MARK: - Waiting
+
+    /// Waits until `condition` holds, or `timeout` passes; returns whether it holds.
+    func wait(until condition: WaitCondition, timeout: Duration) async -> Bool {
+        await withCheckedContinuation { continuation in
+            coordinator.async {
+                if self.holds(condition) {
+                    continuation.resume(returning: true)
+                    return
+                }
+                let token = self.nextWaiterToken
+                self.nextWaiterToken += 1
+                self.waiters[token] = (condition, continuation)
+                self.coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
+                    self.waiters.removeValue(forKey: token)?.continuation.resume(returning: false)
+                }
+            }
+        }
+    }
+
+    func resumeWaiters() {
+        assertOnCoordinator()
+        for (token, waiter) in waiters where holds(waiter.condition) {
+            waiters[token] = nil
+            waiter.continuation.resume(returning: true)
+        }
+    }
+
+    private func holds(_ condition: WaitCondition) -> Bool {
+        switch condition {
+        case .noRunningTasks: runningTaskCount == 0
+        case .noQueuedTasks: queuedTaskCount == 0
+        }
+    }
+}

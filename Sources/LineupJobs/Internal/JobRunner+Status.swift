@@ -1,0 +1,57 @@
+import Foundation
+import LineupSpool
+import Logging
+import Synchronization
+
+extension JobRunner {
+    /// The status for `status.json`.
+    func statusSnapshot() -> DaemonStatus {
+        assertOnCoordinator()
+        var running: [DaemonStatus.RunningJob] = []
+        var waitingForRetry = 0
+        var waitingForDependencies = 0
+        for record in live.values {
+            switch record.state {
+            case let .queued(task) where record.started:
+                running.append(
+                    DaemonStatus.RunningJob(
+                        job: record.info, startedAt: record.startedAt ?? startedAt, progress: task.progress.snapshot))
+            case .waitingForRetry:
+                waitingForRetry += 1
+            case .waitingForDependencies:
+                waitingForDependencies += 1
+            default:
+                break
+            }
+        }
+        running.sort { ($0.startedAt, $0.job.name) < ($1.startedAt, $1.job.name) }
+        let settings = settings.withLock { $0 }
+        return DaemonStatus(
+            pid: ProcessInfo.processInfo.processIdentifier, phase: phase, startedAt: startedAt, updatedAt: Date(),
+            maxConcurrentJobs: settings.maxConcurrentJobs,
+            flushInterval: DaemonConfiguration.seconds(settings.flushInterval), lastFlush: lastFlush,
+            consecutiveFlushFailures: consecutiveFlushFailures, running: running,
+            queued: max(0, queuedTaskCount - running.count), awaitingFlush: awaitingFlush.count + awaitingFiling.count,
+            waitingForRetry: waitingForRetry, waitingForDependencies: waitingForDependencies)
+    }
+
+    /// Rewrites `status.json` (a failure only costs a stale status: logged, not thrown).
+    func writeStatus() {
+        assertOnCoordinator()
+        do {
+            try statusSnapshot().write(toSpoolAt: spool.root)
+        } catch {
+            logger.debug("cannot write status.json", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Rewrites `status.json` from any thread.
+    func refreshStatus() async {
+        await onCoordinator { self.writeStatus() }
+    }
+
+    /// The current status, from any thread.
+    func status() async -> DaemonStatus {
+        await onCoordinator { self.statusSnapshot() }
+    }
+}

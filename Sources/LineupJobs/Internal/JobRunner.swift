@@ -1,0 +1,331 @@
+import Dispatch
+import Foundation
+import LineupSpool
+import LineupStore
+import Logging
+import Synchronization
+
+/// Runs claimed jobs on one `OperationQueue` and acknowledges them after the flush that
+/// carries their changes (group commit).
+///
+/// All bookkeeping happens on one serial queue, the *coordinator*: claims, dependency
+/// resolution, task completions (hopped from the queue's threads), retries, flushes and spool
+/// moves. A flush therefore sees a settled list of finished jobs: every job in the group saved
+/// into the main context before the flush began, so the flush carries its changes. The
+/// coordinator never waits for a task, so tasks and flushes cannot deadlock each other.
+///
+/// A job's life: claimed → (waiting for unknown dependencies) → queued, with its dependencies'
+/// acknowledgement gates as operation dependencies → running → finished, awaiting the flush →
+/// acknowledged (`done/`). A failure is retried with backoff (waiting for retry) or goes to
+/// `failed/`; at shutdown a job not finished goes back to `new/` (released).
+final class JobRunner: @unchecked Sendable {
+    // @unchecked Sendable: every `var` below is touched only on `coordinator` (checked by
+    // `dispatchPrecondition` in debug builds); the `let`s are Sendable, and `OperationQueue` is
+    // thread-safe.
+
+    let coordinator = DispatchQueue(label: "lineup.runner")
+    let queue = OperationQueue()
+    let spool: SpoolDirectory
+    let container: PersistentContainer
+    let registry: JobRegistry
+    let paths: PathPolicy
+    let events: EventBroadcaster
+    let settings: Mutex<RunnerSettings>
+    let jitter: @Sendable () -> Double
+    let startedAt = Date()
+
+    /// Unsettled jobs by spool name.
+    var live: [String: JobRecord] = [:]
+    /// Unsettled jobs by job id; the latest claimed job wins an id used twice.
+    var liveByID: [String: JobRecord] = [:]
+    var finished: FinishedJobIndex
+    /// Jobs whose changes are in the main context, in the order they finished.
+    var awaitingFlush: [JobRecord] = []
+    /// Jobs flushed whose files could not be moved to `done/` yet.
+    var awaitingFiling: [JobRecord] = []
+    /// Tasks in the queue (not completed).
+    var queuedTaskCount = 0
+    /// Tasks whose `main()` began and that have not completed.
+    var runningTaskCount = 0
+    var isStopping = false
+    var phase = DaemonStatus.Phase.running
+    var dependencyFlushScheduled = false
+    var lastFlush: DaemonStatus.Flush?
+    var consecutiveFlushFailures = 0
+    var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    var nextWaiterToken = 0
+
+    init(
+        spool: SpoolDirectory, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
+        settings: RunnerSettings, events: EventBroadcaster, jitter: @escaping @Sendable () -> Double
+    ) {
+        self.spool = spool
+        self.container = container
+        self.registry = registry
+        self.paths = paths
+        self.settings = Mutex(settings)
+        self.events = events
+        self.jitter = jitter
+        self.finished = FinishedJobIndex(spool: spool)
+        queue.name = "lineup.jobs"
+        queue.maxConcurrentOperationCount = settings.maxConcurrentJobs
+    }
+
+    var logger: Logger {
+        settings.withLock { $0.logger }
+    }
+
+    // MARK: - Hopping onto the coordinator
+
+    /// Runs `body` on the coordinator and returns its result, without blocking the caller's
+    /// thread.
+    func onCoordinator<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            coordinator.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    func onCoordinator<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            coordinator.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    @inline(__always)
+    func assertOnCoordinator() {
+        dispatchPrecondition(condition: .onQueue(coordinator))
+    }
+
+    // MARK: - Settings
+
+    /// Applies reloaded settings: the queue's width at once, the rest from the next use.
+    func apply(_ newSettings: RunnerSettings) {
+        settings.withLock { $0 = newSettings }
+        queue.maxConcurrentOperationCount = newSettings.maxConcurrentJobs
+        coordinator.async { self.claimWhileRoom() }
+    }
+
+    // MARK: - Claiming
+
+    /// Claims queued jobs while the claim window has room (a hint that `new/` may hold jobs).
+    func claimAvailable() {
+        coordinator.async { self.claimWhileRoom() }
+    }
+
+    func claimWhileRoom() {
+        assertOnCoordinator()
+        let window = settings.withLock { $0.claimWindow }
+        while !isStopping, queuedTaskCount < window {
+            let claimed: ClaimedJob?
+            do {
+                claimed = try spool.claimNext()
+            } catch {
+                logger.error("cannot claim from the spool", metadata: ["error": "\(error)"])
+                return
+            }
+            guard let claimed else { return }
+            submit(claimed)
+        }
+    }
+
+    /// Takes a claimed job in: parses it, makes its first task (which validates its
+    /// parameters), then resolves its dependencies.
+    func submit(_ claimed: ClaimedJob) {
+        assertOnCoordinator()
+        let file: JobFile?
+        var invalid: JobError?
+        do {
+            file = try claimed.decodeJobFile()
+        } catch {
+            file = nil
+            let code: JobError.Code = error.code == .malformedJobFile ? .malformedJobFile : .invalidParameters
+            invalid = JobError(code, error.message, jobFile: claimed.url.path, isRetryable: false, underlying: error)
+        }
+        let policy = settings.withLock { $0.retry }.overridden(
+            maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
+        let record = JobRecord(claimed: claimed, file: file, policy: policy)
+        record.attempt = 1
+        live[record.name] = record
+        events.emit(.jobClaimed(record.info))
+        logger.debug("job claimed", metadata: ["job": "\(record.jobID)", "file": "\(claimed.fileName)"])
+        admit(record, invalid: invalid)
+        if let id = file?.id {
+            // Jobs waiting for this id can go on now (or fail, if this one failed).
+            for waiting in live.values {
+                if case let .waitingForDependencies(unresolved) = waiting.state, unresolved.contains(id) {
+                    resolveDependencies(waiting)
+                }
+            }
+        }
+    }
+
+    /// Fails the job at once when its file or parameters are invalid; otherwise resolves its
+    /// dependencies.
+    private func admit(_ record: JobRecord, invalid: JobError?) {
+        if let invalid {
+            failPermanently(record, invalid)
+            return
+        }
+        guard let file = record.file else { return }
+        do {
+            record.preparedTask = try registry.makeTask(for: makeRequest(record))
+        } catch {
+            failPermanently(record, error)
+            return
+        }
+        if let id = file.id {
+            liveByID[id] = record
+        }
+        resolveDependencies(record)
+    }
+
+    func makeRequest(_ record: JobRecord) -> JobRequest {
+        JobRequest(
+            jobID: record.jobID, name: record.name, file: record.file!, jobFilePath: record.claimed.url.path,
+            attempt: record.attempt, interruptions: record.claimed.interruptions, paths: paths,
+            container: container, logger: logger)
+    }
+
+    // MARK: - Dependencies
+
+    /// Binds the job to the gates of the jobs in its `after` list, then queues it; or fails it
+    /// (a dependency failed, a cycle); or parks it until unknown ids are claimed.
+    func resolveDependencies(_ record: JobRecord) {
+        assertOnCoordinator()
+        guard let file = record.file, !record.isSettled else { return }
+        var unresolved: Set<String> = []
+        var dependencies: [JobRecord] = []
+        for id in file.after {
+            if let dependency = liveByID[id] {
+                if dependency === record || reaches(from: dependency, to: record) {
+                    failPermanently(
+                        record,
+                        JobError(
+                            .dependencyCycle,
+                            "job \(record.jobID) waits for job \(id), which waits (directly or not) for job \(record.jobID)",
+                            jobFile: record.claimed.url.path))
+                    return
+                }
+                dependencies.append(dependency)
+                continue
+            }
+            switch finished.outcome(of: id) {
+            case .done:
+                continue
+            case let .failed(reason):
+                failPermanently(
+                    record,
+                    JobError(.dependencyFailed, "job \(id) in `after` failed: \(reason)", jobFile: record.claimed.url.path))
+                return
+            case nil:
+                unresolved.insert(id)
+            }
+        }
+        if !unresolved.isEmpty {
+            let alreadyWaiting: Bool
+            if case .waitingForDependencies = record.state { alreadyWaiting = true } else { alreadyWaiting = false }
+            record.state = .waitingForDependencies(unresolved: unresolved)
+            guard !alreadyWaiting else { return }
+            let timeout = settings.withLock { $0.dependencyWaitTimeout }
+            events.emit(.jobWaitingForDependencies(record.info, ids: unresolved.sorted()))
+            logger.info(
+                "job waits for jobs not seen yet",
+                metadata: ["job": "\(record.jobID)", "after": "\(unresolved.sorted().joined(separator: ","))"])
+            let name = record.name
+            coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
+                self.dependencyWaitExpired(name: name, timeout: timeout)
+            }
+            return
+        }
+        record.dependencyGates = dependencies.map(\.gate)
+        for dependency in dependencies {
+            dependency.dependentCount += 1
+            if case .awaitingFlush = dependency.state {
+                scheduleDependencyFlush()
+            }
+        }
+        startAttempt(record)
+    }
+
+    /// Whether `target` is reachable from `start` through `after` lists of unsettled jobs.
+    private func reaches(from start: JobRecord, to target: JobRecord) -> Bool {
+        var stack = [start]
+        var seen: Set<ObjectIdentifier> = []
+        while let current = stack.popLast() {
+            guard seen.insert(ObjectIdentifier(current)).inserted else { continue }
+            for id in current.file?.after ?? [] {
+                guard let next = liveByID[id] else { continue }
+                if next === target { return true }
+                stack.append(next)
+            }
+        }
+        return false
+    }
+
+    private func dependencyWaitExpired(name: String, timeout: Duration) {
+        guard !isStopping, let record = live[name],
+            case let .waitingForDependencies(unresolved) = record.state
+        else { return }
+        let ids = unresolved.sorted().joined(separator: ", ")
+        failPermanently(
+            record,
+            JobError(
+                .unknownDependency,
+                "no job with id \(ids) (named in `after`) was queued, running, done or failed within \(DaemonConfiguration.seconds(timeout)) s",
+                jobFile: record.claimed.url.path))
+    }
+
+    // MARK: - Attempts
+
+    /// Puts the job's next task on the queue.
+    func startAttempt(_ record: JobRecord) {
+        assertOnCoordinator()
+        guard !isStopping else {
+            release(record)
+            return
+        }
+        let task: JobTask
+        if let prepared = record.preparedTask {
+            record.preparedTask = nil
+            task = prepared
+        } else {
+            record.attempt += 1
+            do {
+                task = try registry.makeTask(for: makeRequest(record))
+            } catch {
+                handleFailure(record, error)
+                return
+            }
+        }
+        task.wait(for: record.dependencyGates)
+        let name = record.name
+        let info = record.info
+        task.onStart { [weak self] task in
+            guard let self else { return }
+            self.events.emit(.jobStarted(info))
+            self.coordinator.async { self.taskStarted(name: name, task: task) }
+        }
+        // Report from the task's own thread, not from `completionBlock`: corelibs runs that on a
+        // global queue whose few threads the jobs themselves may all be holding.
+        task.onFinish { [weak self] task in
+            guard let self else { return }
+            self.coordinator.async { self.taskCompleted(name: name, task: task) }
+        }
+        // A task cancelled before it started never runs `main()`: only its completion says so.
+        task.completionBlock = { [weak self, weak task] in
+            guard let self, let task, task.startedAt == nil else { return }
+            self.coordinator.async { self.taskCompleted(name: name, task: task) }
+        }
+        record.state = .queued(task)
+        queuedTaskCount += 1
+        queue.addOperation(task)
+    }
+
+    private func taskStarted(name: String, task: JobTask) {
+        guard let record = live[name], record.task === task else { return }
+        record.started = true
+        record.startedAt = task.startedAt
+        runningTaskCount += 1
+        logger.info("job started", metadata: ["job": "\(record.jobID)", "kind": "\(task.request.kind)", "attempt": "\(record.attempt)"])
+    }
+}

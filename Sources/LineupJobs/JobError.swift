@@ -1,0 +1,114 @@
+/// Why a job failed, in a form a program can switch on and a person can read.
+///
+/// The ``description`` names the job file (``jobFile``) when it is known, so that it can be
+/// written as-is into a log line or a failure report. ``isRetryable`` tells the runner whether
+/// another attempt could succeed: bad input (a malformed file, an unknown kind, a missing
+/// parameter, a path outside the allowed directories) fails at once, without retries.
+///
+/// Tasks throw it too, e.g. for a job-level problem that a retry cannot fix:
+///
+/// ```swift
+/// throw JobError(.invalidParameters, "field `entity` names no entity of the model", isRetryable: false)
+/// ```
+public struct JobError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Value: Sendable, Hashable {
+            case malformedJobFile, unknownKind, invalidParameters, pathOutsideAllowedDirectory,
+                inputNotFound, dependencyFailed, dependencyCycle, unknownDependency, cancelled, jobFailed
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The job file is not a JSON object, or it cannot be read. Not retryable.
+        public static let malformedJobFile = Code(.malformedJobFile)
+        /// No task is registered for the job's `kind`. Not retryable.
+        public static let unknownKind = Code(.unknownKind)
+        /// A parameter is missing, of the wrong type, or has an impossible value. Not retryable.
+        public static let invalidParameters = Code(.invalidParameters)
+        /// A path is absolute, climbs out with `..`, or resolves outside the input or output
+        /// directory. Not retryable.
+        public static let pathOutsideAllowedDirectory = Code(.pathOutsideAllowedDirectory)
+        /// An input file the job names does not exist. Not retryable.
+        public static let inputNotFound = Code(.inputNotFound)
+        /// A job named in `after` failed, so this one cannot run. Not retryable.
+        public static let dependencyFailed = Code(.dependencyFailed)
+        /// The `after` lists form a cycle (a job waits, directly or not, for itself). Not
+        /// retryable.
+        public static let dependencyCycle = Code(.dependencyCycle)
+        /// A job named in `after` was not seen within the daemon's dependency wait timeout.
+        /// Not retryable.
+        public static let unknownDependency = Code(.unknownDependency)
+        /// The task was cancelled (the daemon is shutting down). The runner returns the job to
+        /// `new/` rather than failing it.
+        public static let cancelled = Code(.cancelled)
+        /// The task failed for a reason of its own; retryable unless the task says otherwise.
+        public static let jobFailed = Code(.jobFailed)
+
+        /// Whether an error with this code is retried unless the thrower says otherwise.
+        public var isRetryableByDefault: Bool {
+            switch value {
+            case .cancelled, .jobFailed: true
+            default: false
+            }
+        }
+
+        public var description: String {
+            switch value {
+            case .malformedJobFile: "malformed job file"
+            case .unknownKind: "unknown kind"
+            case .invalidParameters: "invalid parameters"
+            case .pathOutsideAllowedDirectory: "path outside allowed directory"
+            case .inputNotFound: "input not found"
+            case .dependencyFailed: "dependency failed"
+            case .dependencyCycle: "dependency cycle"
+            case .unknownDependency: "unknown dependency"
+            case .cancelled: "cancelled"
+            case .jobFailed: "job failed"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A sentence that explains the problem (without the job file, which ``description`` adds).
+    public var message: String
+    /// The job file involved, when known. The runner fills it in for errors thrown by tasks.
+    public var jobFile: String?
+    /// Whether another attempt could succeed.
+    public var isRetryable: Bool
+    /// The error this one wraps, if any.
+    public var underlying: (any Error)?
+
+    /// Creates an error.
+    ///
+    /// - Parameter isRetryable: nil takes the code's default (``Code/isRetryableByDefault``).
+    public init(
+        _ code: Code, _ message: String, jobFile: String? = nil, isRetryable: Bool? = nil,
+        underlying: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.jobFile = jobFile
+        self.isRetryable = isRetryable ?? code.isRetryableByDefault
+        self.underlying = underlying
+    }
+
+    /// The same error, naming `jobFile` unless it already names one.
+    public func naming(jobFile path: String) -> JobError {
+        var copy = self
+        if copy.jobFile == nil { copy.jobFile = path }
+        return copy
+    }
+
+    /// `"<job file>: <code>: <message>"`, or without the file when none is known.
+    public var description: String {
+        if let jobFile {
+            return "\(jobFile): \(code): \(message)"
+        }
+        return "\(code): \(message)"
+    }
+}
+
+extension JobError: RetryableError {}

@@ -1,0 +1,117 @@
+public import Foundation
+public import LineupSpool
+public import LineupStore
+public import Logging
+
+/// Everything a job kind's factory needs to validate a job and make its ``JobTask``: the job
+/// file, where it may read and write, the container to work in, and a logger with the job in
+/// its metadata.
+///
+/// Its helpers turn spool errors into ``JobError``s that name the job file, so that a factory
+/// can simply `try` them:
+///
+/// ```swift
+/// registry.register("export-csv") { request in
+///     struct Parameters: Decodable { let entity: String; let output: String }
+///     let parameters = try request.parameters(as: Parameters.self)   // .invalidParameters if not
+///     return ExportTask(request: request, entity: parameters.entity, output: parameters.output)
+/// }
+/// ```
+public struct JobRequest: Sendable {
+    /// The job's id: the job file's `id`, or its spool name when it has none. Contexts and log
+    /// lines are named after it.
+    public let jobID: String
+    /// The job's stable name in the spool (reports are named after it).
+    public let name: String
+    /// The parsed job file.
+    public let file: JobFile
+    /// Where the job file lies (in `active/` while it runs); errors name it.
+    public let jobFilePath: String
+    /// Which attempt this is, from 1.
+    public let attempt: Int
+    /// How many times a daemon stopped while running this job before.
+    public let interruptions: Int
+    /// Where the job may read (`input`) and write (`output`).
+    public let paths: PathPolicy
+    /// The stack the job works in; the task gets a private child of its main context.
+    public let container: PersistentContainer
+    /// A logger with `job`, `kind` and `attempt` in its metadata.
+    public let logger: Logger
+
+    public init(
+        jobID: String, name: String, file: JobFile, jobFilePath: String, attempt: Int = 1,
+        interruptions: Int = 0, paths: PathPolicy, container: PersistentContainer, logger: Logger
+    ) {
+        self.jobID = jobID
+        self.name = name
+        self.file = file
+        self.jobFilePath = jobFilePath
+        self.attempt = attempt
+        self.interruptions = interruptions
+        self.paths = paths
+        self.container = container
+        var logger = logger
+        logger[metadataKey: "job"] = "\(jobID)"
+        logger[metadataKey: "kind"] = "\(file.kind)"
+        logger[metadataKey: "attempt"] = "\(attempt)"
+        self.logger = logger
+    }
+
+    /// The job kind.
+    public var kind: String { file.kind }
+
+    /// Decodes the job file into the kind's parameter type.
+    ///
+    /// - Throws: ``JobError`` ``JobError/Code/invalidParameters`` (not retryable) naming the
+    ///   field and the job file.
+    public func parameters<Parameters: Decodable>(as type: Parameters.Type = Parameters.self) throws(JobError)
+        -> Parameters
+    {
+        do {
+            return try file.parameters(as: type)
+        } catch {
+            throw jobError(from: error)
+        }
+    }
+
+    /// Resolves a path the job reads, relative to the input directory.
+    ///
+    /// - Throws: ``JobError`` ``JobError/Code/pathOutsideAllowedDirectory`` (absolute, `..`
+    ///   out, a symbolic link out), ``JobError/Code/inputNotFound`` or
+    ///   ``JobError/Code/invalidParameters``; none is retryable.
+    public func resolveInput(_ path: String) throws(JobError) -> URL {
+        do {
+            return try paths.resolveInput(path)
+        } catch {
+            throw jobError(from: error)
+        }
+    }
+
+    /// Resolves a path the job writes, relative to the output directory (the file may not
+    /// exist yet; its directory must).
+    ///
+    /// - Throws: ``JobError`` as ``resolveInput(_:)`` does.
+    public func resolveOutput(_ path: String) throws(JobError) -> URL {
+        do {
+            return try paths.resolveOutput(path)
+        } catch {
+            throw jobError(from: error)
+        }
+    }
+
+    /// A spool error as a job error that names the job file.
+    public func jobError(from error: SpoolError) -> JobError {
+        let code: JobError.Code
+        var retryable: Bool? = nil
+        switch error.code {
+        case .malformedJobFile: code = .malformedJobFile
+        case .pathOutsideAllowedDirectory: code = .pathOutsideAllowedDirectory
+        case .notFound: code = .inputNotFound
+        case .io:
+            code = .jobFailed
+            retryable = true
+        default: code = .invalidParameters
+        }
+        return JobError(code, error.description, jobFile: jobFilePath, isRetryable: retryable, underlying: error)
+    }
+}

@@ -1,0 +1,227 @@
+public import Foundation
+public import LineupStore
+public import Logging
+import Synchronization
+
+/// One job, as an `Operation`: the unit of work the daemon runs on its `OperationQueue`.
+///
+/// Subclass it and override ``run(in:)``. The task gets a private-queue child context of the
+/// main context, named after the job, and calls ``run(in:)`` inside that context's
+/// `performAndWait`; when `run` returns, the task saves the context (still inside
+/// `performAndWait`), which pushes its changes one level up, into the main context, before
+/// `main()` returns. If `run` throws, or the task is cancelled, the context is rolled back and
+/// reset: nothing the task did reaches the main context. The daemon's flush later writes the
+/// main context to disk; only then is the job acknowledged.
+///
+/// ```swift
+/// final class ImportTask: JobTask, @unchecked Sendable {   // restate: Operation is @unchecked
+///     let input: URL
+///     init(request: JobRequest, input: URL) {
+///         self.input = input
+///         super.init(request: request)
+///     }
+///     override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+///         for (index, chunk) in chunks.enumerated() {
+///             try checkCancellation()              // between chunks
+///             ... insert objects into context ...
+///             reportProgress(completed: Int64(index + 1), total: Int64(chunks.count))
+///         }
+///         return JobOutcome(summary: "imported \(count) rows", counts: ["rows": count])
+///     }
+/// }
+/// ```
+///
+/// Rules for subclasses:
+/// - Keep only immutable (`let`) state, set in the initializer: the runner reads the task from
+///   other threads, which is why `@unchecked Sendable` is safe to restate.
+/// - Do not call `context.save()` yourself: a save pushes into the main context at once, and a
+///   later failure could not take it back (the job would run again on retry and must then be
+///   idempotent).
+/// - Call ``checkCancellation()`` between chunks of work; the daemon cancels tasks that are
+///   still running at the end of its shutdown grace period.
+/// - Any error thrown fails this attempt only; the daemon keeps running. Throw a
+///   ``JobError`` (or a ``RetryableError``) with `isRetryable == false` for bad input. A trap
+///   (a crash of the thread) cannot be caught in Swift: it ends the process, the job stays in
+///   `active/`, and the next start counts an interruption (after the poison threshold the job
+///   is set aside in `failed/`).
+///
+/// A task also runs on its own, outside a queue (the `lineup run` command): call `start()`,
+/// read ``result``, then flush the container.
+open class JobTask: Operation, @unchecked Sendable {
+    // @unchecked Sendable: the only mutable state is `state`, behind a mutex; the rest is
+    // immutable after init, and Operation's own state is thread-safe.
+
+    /// The job this task runs.
+    public let request: JobRequest
+    /// Units done and to do; the runner reads it from other threads.
+    public let progress = JobProgress()
+
+    private struct State {
+        var result: JobTaskResult?
+        var startedAt: Date?
+        var finishedAt: Date?
+        var gates: [AcknowledgementGate] = []
+        var onStart: (@Sendable (JobTask) -> Void)?
+        var onFinish: (@Sendable (JobTask) -> Void)?
+        var lastLoggedDecile = -1
+    }
+
+    private let state = Mutex(State())
+
+    /// Makes a task for `request`. Subclasses set their own (immutable) properties first.
+    public init(request: JobRequest) {
+        self.request = request
+        super.init()
+        self.name = "\(request.kind) \(request.jobID)"
+    }
+
+    /// The job's work. Runs on the private context's queue (inside its `performAndWait`);
+    /// insert, fetch and change objects in `context` only. Return what the job did.
+    ///
+    /// The default implementation fails with a non-retryable ``JobError``: subclasses must
+    /// override it.
+    open func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        throw JobError(
+            .jobFailed, "\(type(of: self)) does not override run(in:)", jobFile: request.jobFilePath,
+            isRetryable: false)
+    }
+
+    /// The job's id (the job file's `id`, or its spool name).
+    public var jobID: String { request.jobID }
+
+    /// A logger with `job`, `kind` and `attempt` in its metadata.
+    public var logger: Logger { request.logger }
+
+    /// How the attempt ended; nil until the task has finished.
+    public var result: JobTaskResult? {
+        state.withLock { $0.result }
+    }
+
+    /// When `main()` began; nil if the task never ran.
+    public var startedAt: Date? {
+        state.withLock { $0.startedAt }
+    }
+
+    /// When the task finished running; nil if it never ran.
+    public var finishedAt: Date? {
+        state.withLock { $0.finishedAt }
+    }
+
+    /// Throws ``JobError`` ``JobError/Code/cancelled`` when the task has been cancelled. Call it
+    /// between chunks of work.
+    public func checkCancellation() throws(JobError) {
+        if isCancelled {
+            throw JobError(.cancelled, "job \(jobID) was cancelled", jobFile: request.jobFilePath)
+        }
+    }
+
+    /// Records progress. Logs one line each time another tenth of the total is done.
+    public func reportProgress(completed: Int64, total: Int64? = nil) {
+        let current = progress.update(completed: completed, total: total)
+        let snapshot = JobProgress.Snapshot(
+            completedUnitCount: completed, totalUnitCount: total ?? current.totalUnitCount)
+        guard let fraction = snapshot.fractionCompleted else { return }
+        let decile = Int(fraction * 10)
+        let shouldLog = state.withLock { state in
+            guard decile > state.lastLoggedDecile else { return false }
+            state.lastLoggedDecile = decile
+            return true
+        }
+        if shouldLog {
+            logger.info(
+                "progress",
+                metadata: [
+                    "completed": "\(snapshot.completedUnitCount)", "total": "\(snapshot.totalUnitCount)",
+                    "percent": "\(Int(fraction * 100))",
+                ])
+        }
+    }
+
+    // MARK: - Operation
+
+    /// Runs the attempt: see the type's documentation. Not overridable; override ``run(in:)``.
+    public final override func main() {
+        let onStart = state.withLock { state in
+            state.startedAt = Date()
+            return state.onStart
+        }
+        onStart?(self)
+        let result = execute()
+        let onFinish = state.withLock { state in
+            state.result = result
+            state.finishedAt = Date()
+            return state.onFinish
+        }
+        onFinish?(self)
+    }
+
+    private func execute() -> JobTaskResult {
+        if isCancelled {
+            return .cancelled
+        }
+        for gate in state.withLock({ $0.gates }) {
+            switch gate.outcome {
+            case let .failed(reason):
+                return .failed(
+                    JobError(
+                        .dependencyFailed, "job \(gate.jobID) in `after` failed: \(reason)",
+                        jobFile: request.jobFilePath))
+            case .released:
+                // The daemon is stopping and gave the dependency back to new/.
+                return .cancelled
+            case .acknowledged, nil:
+                break
+            }
+        }
+        let context = request.container.newTaskContext(name: request.jobID)
+        do {
+            let outcome = try context.performAndWait { () throws -> JobOutcome in
+                let outcome = try run(in: context)
+                // Past this check the work is kept: a cancel that comes later is too late.
+                try checkCancellation()
+                try context.save()
+                return outcome
+            }
+            return .succeeded(outcome)
+        } catch {
+            context.performAndWait {
+                context.rollback()
+                context.reset()
+            }
+            if isCancelled {
+                return .cancelled
+            }
+            if let jobError = error as? JobError {
+                return .failed(jobError.naming(jobFile: request.jobFilePath))
+            }
+            return .failed(error)
+        }
+    }
+
+    // MARK: - Runner hooks
+
+    /// Makes the task wait for `gates` (added as dependencies) and fail when one of them
+    /// reports a failed job. Call before the task is queued.
+    func wait(for gates: [AcknowledgementGate]) {
+        state.withLock { $0.gates = gates }
+        for gate in gates {
+            gate.hold(self)
+        }
+    }
+
+    /// Called on the task's thread when `main()` begins.
+    func onStart(_ handler: @escaping @Sendable (JobTask) -> Void) {
+        state.withLock { $0.onStart = handler }
+    }
+
+    /// Called on the task's thread when `main()` has its result. (Not called for a task
+    /// cancelled before it started: `main()` never runs.)
+    func onFinish(_ handler: @escaping @Sendable (JobTask) -> Void) {
+        state.withLock { $0.onFinish = handler }
+    }
+
+    /// The result for a task that finished without running `main()` (cancelled before start).
+    var finalResult: JobTaskResult {
+        result ?? .cancelled
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Testing
+
+/// Durability before acknowledgement: a job is reported done only after the flush that
+/// carried its changes committed.
+@Suite(.timeLimit(.minutes(1))) struct AcknowledgementTests {
+    @Test func rowsReachDiskAndTheFileReachesDoneOnlyAtTheFlush() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "insert-rows", "count": 4, "id": "four-rows"])
+
+        try await events.finished(entry.name)
+        // Finished: in the main context, not on disk, not acknowledged.
+        #expect(try harness.rowsOnDisk() == 0)
+        #expect(try harness.mainContextHasChanges())
+        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 0))
+
+        let summary = try await harness.daemon.flush()
+        #expect(summary.reason == .request)
+        #expect(summary.acknowledged == [entry.name])
+        #expect(summary.rowsWritten == 4)
+        #expect(try harness.rowsOnDisk() == 4)
+        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 0))
+        let report = try harness.resultReport(entry)
+        #expect(report.id == "four-rows")
+        #expect(report.kind == "insert-rows")
+        #expect(report.attempts == 1)
+        #expect(report.details["summary"] == "inserted 4 rows")
+        #expect(report.details["counts"] == ["rows": 4])
+        // The event carries the report that was written (dates are stored to the millisecond).
+        #expect(try JobResultReport(data: try await events.acknowledged(entry.name).encoded()) == report)
+
+        try await harness.stop(run)
+    }
+
+    @Test func oneFlushAcknowledgesEveryJobThatFinishedBeforeIt() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entries = try (1...3).map { try harness.enqueue(["kind": "insert-rows", "count": .integer($0)]) }
+        for entry in entries {
+            try await events.finished(entry.name)
+        }
+        let summary = try await harness.daemon.flush()
+        #expect(Set(summary.acknowledged) == Set(entries.map(\.name)))
+        #expect(summary.rowsWritten == 6)
+        #expect(try harness.spool.counts().done == 3)
+
+        // Nothing new: the next flush acknowledges nothing and writes nothing.
+        let idle = try await harness.daemon.flush()
+        #expect(idle.acknowledged == [])
+        #expect(idle.rowsWritten == 0)
+        try await harness.stop(run)
+    }
+
+    @Test func flushIntervalAcknowledgesWithoutBeingAsked() async throws {
+        let harness = try DaemonHarness { $0.flushInterval = .milliseconds(50) }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "insert-rows", "count": 2])
+        _ = try await events.acknowledged(entry.name)
+        #expect(try harness.rowsOnDisk() == 2)
+        let flushed = try await events.next {
+            if case let .flushed(summary) = $0 { return summary.reason == .interval }
+            return false
+        }
+        guard case .flushed = flushed else { return }
+        try await harness.stop(run)
+    }
+
+    /// A flush that fails acknowledges nothing; the next flush carries the same changes.
+    @Test func failedFlushLeavesJobsUnacknowledgedUntilAFlushSucceeds() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let seed = try harness.enqueue(["kind": "insert-rows", "count": 1, "label": "old"])
+        try await events.finished(seed.name)
+        try await harness.daemon.flush()
+
+        let relabel = try harness.enqueue(["kind": "relabel", "from": "old", "to": "new"])
+        try await events.finished(relabel.name)
+        // Someone else saves a newer version of the same row straight to disk, so the flush's
+        // main → writer step conflicts (merge policy .error) and fails.
+        let writer = try harness.container.writerContext
+        try writer.performAndWait {
+            let row = try #require(try writer.fetch(FetchRequest<TestRow>()).first)
+            row.value = 99
+            try writer.save()
+        }
+        let error = await #expect(throws: StoreError.self) { try await harness.daemon.flush() }
+        #expect(error?.code == .mergeConflict)
+        try await events.next {
+            if case .flushFailed(.request, _) = $0 { true } else { false }
+        }
+        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 1, failed: 0))
+        let status = try #require(await harness.daemon.status())
+        #expect(status.lastFlush?.succeeded == false)
+        #expect(status.lastFlush?.error?.contains("mergeConflict") == true)
+        #expect(status.consecutiveFlushFailures == 1)
+        #expect(status.awaitingFlush == 1)
+
+        // Once the conflict can be resolved, the next flush acknowledges the job.
+        try harness.container.mainContext.mergePolicy = .mergeByPropertyObjectTrump
+        let summary = try await harness.daemon.flush()
+        #expect(summary.acknowledged == [relabel.name])
+        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 2, failed: 0))
+        #expect(await harness.daemon.status()?.consecutiveFlushFailures == 0)
+        let rows = try writer.performAndWait {
+            try writer.fetch(FetchRequest<TestRow>(includesPendingChanges: false)).map { ($0.label, $0.value) }
+        }
+        #expect(rows.count == 1)
+        #expect(rows.first?.0 == "new")
+        #expect(rows.first?.1 == 99)
+        try await harness.stop(run)
+    }
+
+    @Test func statusFileShowsRunningJobsWithProgressAndTheLastFlush() async throws {
+        let latch = Latch()
+        let harness = try DaemonHarness(latch: latch)
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        try await harness.daemon.flush()
+        let entry = try harness.enqueue(["kind": "slow", "id": "slowpoke"])
+        #expect(await harness.running.opened())
+        // The status file is rewritten after every flush.
+        try await harness.daemon.flush()
+        var status = try DaemonStatus(contentsOfSpoolAt: harness.configuration.spoolURL)
+        #expect(status.pid == ProcessInfo.processInfo.processIdentifier)
+        #expect(status.phase == .running)
+        #expect(status.lastFlush?.succeeded == true)
+        #expect(status.lastFlush?.reason == .request)
+        let running = try #require(status.running.first)
+        #expect(status.running.count == 1)
+        #expect(running.job.name == entry.name)
+        #expect(running.job.id == "slowpoke")
+        #expect(running.job.kind == "slow")
+        #expect(running.progress == JobProgress.Snapshot(completedUnitCount: 1, totalUnitCount: 4))
+
+        latch.open()
+        _ = try await events.finished(entry.name)
+        try await harness.daemon.flush()
+        status = try DaemonStatus(contentsOfSpoolAt: harness.configuration.spoolURL)
+        #expect(status.running == [])
+        #expect(status.lastFlush?.acknowledged == 1)
+        try await harness.stop(run)
+        status = try DaemonStatus(contentsOfSpoolAt: harness.configuration.spoolURL)
+        #expect(status.phase == .stopped)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Logging
+import Testing
+
+/// A daemon running in-process over a temporary spool, store, input and output directory.
+///
+/// The flush interval is an hour unless a test says otherwise, so that tests flush on
+/// demand (``JobDaemon/flush()``) and know exactly which flush acknowledges what.
+struct DaemonHarness {
+    let root: URL
+    let spool: SpoolDirectory
+    let configuration: DaemonConfiguration
+    let daemon: JobDaemon
+    let latch: Latch
+    let running: Latch
+
+    init(
+        root existingRoot: URL? = nil,
+        latch: Latch = Latch(),
+        running: Latch = Latch(),
+        hooks: JobDaemon.Hooks = JobDaemon.Hooks(randomJitter: { 0 }),
+        configure: (inout DaemonConfiguration) -> Void = { _ in }
+    ) throws {
+        let root =
+            existingRoot
+            ?? FileManager.default.temporaryDirectory.appending(path: "lineup-jobs-tests-\(UUID().uuidString)")
+        for directory in ["input", "output"] {
+            try FileManager.default.createDirectory(at: root.appending(path: directory), withIntermediateDirectories: true)
+        }
+        var configuration = DaemonConfiguration(
+            storeURL: root.appending(path: "store.sqlite"), spoolURL: root.appending(path: "spool"),
+            inputDirectory: root.appending(path: "input"), outputDirectory: root.appending(path: "output"))
+        configuration.maxConcurrentJobs = 2
+        configuration.flushInterval = .seconds(3600)
+        configuration.rescanInterval = .milliseconds(20)
+        configuration.statusInterval = .seconds(3600)
+        configuration.gracePeriod = .seconds(30)
+        configuration.cancellationTimeout = .seconds(30)
+        configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .zero, maxDelay: .zero)
+        configuration.spoolDurability = .none
+        configuration.logLevel = .warning
+        configure(&configuration)
+        self.root = root
+        self.configuration = configuration
+        self.latch = latch
+        self.running = running
+        self.spool = try SpoolDirectory(root: configuration.spoolURL, durability: .none)
+        self.daemon = JobDaemon(
+            configuration: configuration, registry: testRegistry(latch: latch, running: running), model: testModel,
+            logger: Logger(label: "lineup.jobs.tests"), hooks: hooks)
+    }
+
+    /// Starts the daemon; returns its events (from before the start) and the running task.
+    func start() async throws -> (EventLog, Task<Void, any Error>) {
+        var events = EventLog(daemon.events())
+        let task = Task { try await daemon.run() }
+        _ = try await events.next { if case .started = $0 { true } else { false } }
+        return (events, task)
+    }
+
+    /// Enqueues a job file made of `fields`.
+    @discardableResult
+    func enqueue(_ fields: [String: JSONValue]) throws -> SpoolEntry {
+        var parameters = fields
+        let kind = parameters.removeValue(forKey: "kind")?.stringValue ?? "?"
+        let id = parameters.removeValue(forKey: "id")?.stringValue
+        let after = parameters.removeValue(forKey: "after").flatMap { value -> [String]? in
+            guard case let .array(items) = value else { return nil }
+            return items.compactMap(\.stringValue)
+        } ?? []
+        let maxAttempts = parameters.removeValue(forKey: "maxAttempts")?.integerValue
+        let baseDelay = parameters.removeValue(forKey: "baseDelay")?.doubleValue
+        return try spool.enqueue(
+            JobFile(kind: kind, id: id, after: after, maxAttempts: maxAttempts, baseDelay: baseDelay, parameters: parameters))
+    }
+
+    /// Enqueues raw bytes (for malformed job files).
+    @discardableResult
+    func enqueue(raw: String) throws -> SpoolEntry {
+        try spool.enqueue(contents: Data(raw.utf8))
+    }
+
+    /// The running daemon's container.
+    var container: PersistentContainer {
+        get throws { try #require(daemon.container) }
+    }
+
+    /// Rows of the test entity on disk (committed data only).
+    func rowsOnDisk() throws -> Int {
+        try container.store.rowCount(of: "TestRow")
+    }
+
+    /// Rows on disk, read through a separate store opened on the file (after the daemon
+    /// stopped and closed its own).
+    func rowsOnDiskAfterStop() throws -> Int {
+        let store = try SQLiteStore(url: configuration.storeURL, model: testModel, logger: Logger(label: "reader"))
+        defer { try? store.close() }
+        return try store.rowCount(of: "TestRow")
+    }
+
+    /// Whether the main context holds unsaved changes.
+    func mainContextHasChanges() throws -> Bool {
+        let main = try container.mainContext
+        return main.performAndWait { main.hasChanges }
+    }
+
+    func stop(_ task: Task<Void, any Error>) async throws {
+        daemon.requestShutdown()
+        try await task.value
+    }
+
+    func removeFiles() {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func failureReport(_ entry: SpoolEntry) throws -> JobFailureReport {
+        let failed = try #require(try spool.entries(.failed).first { $0.name == entry.name })
+        return try spool.failureReport(for: failed)
+    }
+
+    func resultReport(_ entry: SpoolEntry) throws -> JobResultReport {
+        let done = try #require(try spool.entries(.done).first { $0.name == entry.name })
+        return try spool.resultReport(for: done)
+    }
+}
+
+/// The daemon's events, read in order by one test.
+struct EventLog {
+    private var iterator: AsyncStream<DaemonEvent>.Iterator
+    /// Every event read so far.
+    private(set) var seen: [DaemonEvent] = []
+
+    init(_ stream: AsyncStream<DaemonEvent>) {
+        iterator = stream.makeAsyncIterator()
+    }
+
+    struct StreamEnded: Error, CustomStringConvertible {
+        let seen: [DaemonEvent]
+        var description: String { "the event stream ended first; events: \(seen)" }
+    }
+
+    /// Reads events until one matches.
+    @discardableResult
+    mutating func next(_ matches: (DaemonEvent) -> Bool) async throws -> DaemonEvent {
+        while let event = await iterator.next() {
+            seen.append(event)
+            if matches(event) { return event }
+        }
+        throw StreamEnded(seen: seen)
+    }
+
+    /// Reads events until the job named `name` is acknowledged; returns its report.
+    mutating func acknowledged(_ name: String) async throws -> JobResultReport {
+        let event = try await next {
+            if case let .jobAcknowledged(info, _) = $0 { return info.name == name }
+            return false
+        }
+        guard case let .jobAcknowledged(_, report) = event else { preconditionFailure() }
+        return report
+    }
+
+    /// Reads events until the job named `name` has failed for good; returns its report.
+    mutating func failed(_ name: String) async throws -> JobFailureReport {
+        let event = try await next {
+            if case let .jobFailed(info, _) = $0 { return info.name == name }
+            return false
+        }
+        guard case let .jobFailed(_, report) = event else { preconditionFailure() }
+        return report
+    }
+
+    /// Reads events until the job named `name` finished an attempt (awaiting the flush).
+    mutating func finished(_ name: String) async throws {
+        try await next {
+            if case let .jobFinished(info) = $0 { return info.name == name }
+            return false
+        }
+    }
+
+    /// Reads events until the job named `name` started an attempt.
+    mutating func started(_ name: String) async throws {
+        try await next {
+            if case let .jobStarted(info) = $0 { return info.name == name }
+            return false
+        }
+    }
+
+    /// Reads events until the job named `name` was returned to `new/`.
+    mutating func released(_ name: String) async throws {
+        try await next {
+            if case let .jobReleased(info) = $0 { return info.name == name }
+            return false
+        }
+    }
+
+    /// Reads the remaining events until the stream ends (the daemon stopped).
+    mutating func drain() async {
+        while let event = await iterator.next() {
+            seen.append(event)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Synchronization
+
+/// Inserts `count` rows labelled `label`, reporting progress after each one.
+final class InsertRowsTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        let count: Int
+        let label: String?
+    }
+
+    let parameters: Parameters
+
+    init(request: JobRequest, parameters: Parameters) {
+        self.parameters = parameters
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        for index in 0..<parameters.count {
+            try checkCancellation()
+            let row = TestRow(context: context)
+            row.label = parameters.label ?? jobID
+            row.value = index
+            reportProgress(completed: Int64(index + 1), total: Int64(parameters.count))
+        }
+        return JobOutcome(summary: "inserted \(parameters.count) rows", counts: ["rows": parameters.count])
+    }
+}
+
+/// Inserts a row, then fails while `request.attempt <= failures`; succeeds afterwards.
+final class FailNTimesTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        let failures: Int
+        let retryable: Bool?
+    }
+
+    struct Failure: RetryableError, CustomStringConvertible {
+        let attempt: Int
+        let isRetryable: Bool
+        var description: String { "planned failure of attempt \(attempt)" }
+    }
+
+    let parameters: Parameters
+
+    init(request: JobRequest, parameters: Parameters) {
+        self.parameters = parameters
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let row = TestRow(context: context)
+        row.label = "attempt \(request.attempt)"
+        if request.attempt <= parameters.failures {
+            throw Failure(attempt: request.attempt, isRetryable: parameters.retryable ?? true)
+        }
+        return JobOutcome(summary: "succeeded on attempt \(request.attempt)")
+    }
+}
+
+/// Inserts a row, opens `running`, then waits for the test's latch, checking for
+/// cancellation in between.
+final class SlowTask: JobTask, @unchecked Sendable {
+    let latch: Latch
+    let running: Latch
+
+    init(request: JobRequest, latch: Latch, running: Latch) {
+        self.latch = latch
+        self.running = running
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let row = TestRow(context: context)
+        row.label = "slow"
+        reportProgress(completed: 1, total: 4)
+        running.open()
+        while !latch.wait(timeout: 0.005) {
+            try checkCancellation()
+        }
+        return JobOutcome(summary: "slow job done")
+    }
+}
+
+/// Counts the rows on disk (SQL, saved data only) and as the job's context sees them.
+final class CountRowsTask: JobTask, @unchecked Sendable {
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let onDisk = try request.container.store.rowCount(of: "TestRow")
+        let visible = try context.count(for: FetchRequest<TestRow>())
+        return JobOutcome(summary: "counted", counts: ["onDisk": onDisk, "visible": visible])
+    }
+}
+
+/// Renames the row labelled `from` (in the context's view) to `to`.
+final class RelabelTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        let from: String
+        let to: String
+    }
+
+    let parameters: Parameters
+
+    init(request: JobRequest, parameters: Parameters) {
+        self.parameters = parameters
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let rows = try context.fetch(FetchRequest<TestRow>(predicate: \.label == parameters.from))
+        for row in rows {
+            row.label = parameters.to
+        }
+        return JobOutcome(summary: "relabelled", counts: ["rows": rows.count])
+    }
+}
+
+/// Resolves its `input` and `output` paths at claim time (in the factory), as domain kinds do.
+final class CopyFileTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        let input: String
+        let output: String
+    }
+
+    let input: URL
+    let output: URL
+
+    init(request: JobRequest, input: URL, output: URL) {
+        self.input = input
+        self.output = output
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let data = try Data(contentsOf: input)
+        try data.write(to: output, options: .atomic)
+        return JobOutcome(summary: "copied", counts: ["bytes": data.count], outputs: [output.lastPathComponent])
+    }
+}
+
+/// The kinds of the tests, with the latch that `slow` jobs wait for and the one they open
+/// once running.
+func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegistry {
+    var registry = JobRegistry()
+    registry.register("insert-rows", parameters: InsertRowsTask.Parameters.self) { request, parameters in
+        guard parameters.count >= 0 else {
+            throw JobError(.invalidParameters, "field `count` must not be negative")
+        }
+        return InsertRowsTask(request: request, parameters: parameters)
+    }
+    registry.register("fail-n-times", parameters: FailNTimesTask.Parameters.self) { request, parameters in
+        FailNTimesTask(request: request, parameters: parameters)
+    }
+    registry.register("slow") { request in
+        SlowTask(request: request, latch: latch, running: running)
+    }
+    registry.register("count-rows") { request in
+        CountRowsTask(request: request)
+    }
+    registry.register("relabel", parameters: RelabelTask.Parameters.self) { request, parameters in
+        RelabelTask(request: request, parameters: parameters)
+    }
+    registry.register("copy-file", parameters: CopyFileTask.Parameters.self) { request, parameters in
+        CopyFileTask(
+            request: request, input: try request.resolveInput(parameters.input),
+            output: try request.resolveOutput(parameters.output))
+    }
+    return registry
+}
