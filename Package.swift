@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "LineupSpool",
                 "LineupJobs",
+                "LineupStore",
                 "SurfJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

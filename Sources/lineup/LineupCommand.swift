@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `lineup`: the command line of the Lineup daemon.
+@main
+struct LineupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lineup",
+        abstract: "Enqueue jobs, show a spool's status, run one job in the foreground, or run the demo.",
+        subcommands: [EnqueueCommand.self, StatusCommand.self, RunCommand.self, DemoCommand.self])
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Logging
+import SurfJournal
+
+/// `lineup run FILE`: runs one job file in the foreground, flushes, and prints what it did.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run one job file in the foreground.")
+
+    @Argument(help: "The job file.")
+    var file: String
+    @Option(help: "The SQLite store.")
+    var store: String = "lineup.sqlite"
+    @Option(help: "The directory job inputs are read from.")
+    var input: String = "."
+    @Option(help: "The directory job outputs are written to.")
+    var output: String = "output"
+
+    func run() throws {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        let logger = Logger(label: "lineup")
+        let url = URL(fileURLWithPath: file)
+        let job = try JobFile(data: Data(contentsOf: url), path: url.path)
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        let container = try PersistentContainer(url: URL(fileURLWithPath: store), model: SurfJournalModel.model, logger: logger)
+        defer { try? container.store.close() }
+        let request = JobRequest(
+            jobID: job.id ?? url.lastPathComponent, name: url.lastPathComponent, file: job, jobFilePath: url.path,
+            paths: PathPolicy(inputDirectory: URL(fileURLWithPath: input), outputDirectory: URL(fileURLWithPath: output)),
+            container: container, logger: logger)
+        let task = try SurfJournalJobs.registry.makeTask(for: request)
+        task.start()
+        switch task.result {
+        case let .succeeded(outcome)?:
+            try container.flush()
+            print(outcome.summary)
+        case let result:
+            print("failed: \(result?.error.map { "\($0)" } ?? "cancelled")")
+            throw ExitCode.failure
+        }
+    }
+}

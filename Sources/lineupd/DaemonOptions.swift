@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import LineupJobs
+import Logging
+
+/// The daemon's command-line options.
+struct DaemonOptions: ParsableArguments, Sendable {
+    @Option(help: "The SQLite store (created on first run).")
+    var store: String?
+    @Option(help: "The spool directory (tmp/ new/ active/ done/ failed/).")
+    var spool: String?
+    @Option(help: "The directory job inputs are read from.")
+    var input: String?
+    @Option(help: "The directory job outputs are written to.")
+    var output: String?
+    @Option(help: "A JSON configuration file (keys: store, spool, input, output, concurrency, flushInterval, gracePeriod, logLevel, ...).")
+    var config: String?
+    @Option(help: "Jobs run at once (default: the number of cores).")
+    var concurrency: Int?
+    @Option(help: "Seconds between flushes (default 5).")
+    var flushInterval: Double?
+    @Option(help: "Seconds running jobs get to finish at shutdown (default 20).")
+    var gracePeriod: Double?
+    @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
+    var logLevel: String?
+
+    /// Defaults, then the configuration file, then these options.
+    func makeConfiguration() throws -> DaemonConfiguration {
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        var configuration = DaemonConfiguration(
+            storeURL: here.appendingPathComponent("lineup.sqlite"), spoolURL: here.appendingPathComponent("spool"),
+            inputDirectory: here, outputDirectory: here.appendingPathComponent("output"))
+        if let config {
+            let file = URL(fileURLWithPath: config, relativeTo: here).standardizedFileURL
+            configuration = try DaemonConfigurationFile.load(file, over: configuration)
+            configuration.configurationFile = file
+        }
+        if let store { configuration.storeURL = URL(fileURLWithPath: store, relativeTo: here).standardizedFileURL }
+        if let spool { configuration.spoolURL = URL(fileURLWithPath: spool, relativeTo: here).standardizedFileURL }
+        if let input { configuration.inputDirectory = URL(fileURLWithPath: input, relativeTo: here).standardizedFileURL }
+        if let output { configuration.outputDirectory = URL(fileURLWithPath: output, relativeTo: here).standardizedFileURL }
+        if let concurrency { configuration.maxConcurrentJobs = concurrency }
+        if let flushInterval { configuration.flushInterval = .milliseconds(Int(flushInterval * 1000)) }
+        if let gracePeriod { configuration.gracePeriod = .milliseconds(Int(gracePeriod * 1000)) }
+        if let logLevel {
+            guard let level = Logger.Level(rawValue: logLevel) else {
+                throw ValidationError("unknown log level \(logLevel)")
+            }
+            configuration.logLevel = level
+        }
+        try configuration.validate()
+        return configuration
+    }
+}
