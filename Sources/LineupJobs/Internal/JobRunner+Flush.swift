@@ -105,8 +105,10 @@ extension JobRunner {
             if let id = record.file?.id {
                 finished.note(id: id, .done)
             }
-            settle(record, .acknowledged)
+            // Announced before the gate opens, so that observers see a job acknowledged before
+            // its dependents start.
             events.emit(.jobAcknowledged(record.info, report))
+            settle(record, .acknowledged)
             logger.info("job acknowledged", metadata: ["job": "\(record.jobID)", "file": "done/\(record.claimed.fileName)"])
         }
         return filed.map(\.name)
