@@ -15,6 +15,7 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
             case malformedDocument
             case unsupportedFormat
             case limitExceeded
+            case externalEntity
             case unwritableFile
         }
 
@@ -38,6 +39,9 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedFormat = Code(.unsupportedFormat)
         /// A text, a token or a field list is larger than ``BuoyXMLLimits`` allows.
         public static let limitExceeded = Code(.limitExceeded)
+        /// The document declares an external entity (`<!ENTITY x SYSTEM "...">`). Such a
+        /// document is refused rather than read without it: its content was never read.
+        public static let externalEntity = Code(.externalEntity)
         /// ``SOSDocumentWriter`` could not create, write or move its file;
         /// ``BuoyXMLError/systemErrorNumber`` holds `errno` when a system call failed.
         public static let unwritableFile = Code(.unwritableFile)
@@ -48,6 +52,7 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
             case .malformedDocument: "malformed document"
             case .unsupportedFormat: "unsupported format"
             case .limitExceeded: "limit exceeded"
+            case .externalEntity: "external entity"
             case .unwritableFile: "unwritable file"
             }
         }

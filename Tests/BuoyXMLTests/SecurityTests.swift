@@ -6,8 +6,8 @@ import Testing
 /// DTD) and bounds entity expansion.
 @Suite("Hostile documents")
 struct SecurityTests {
-    /// An RSS item whose title and wind line reference external entities. If libxml2 read the
-    /// files, the station name would hold the marker and the wind speed would be 12 knots.
+    /// An RSS item whose title and wind line reference external entities: the document is
+    /// refused with an error, and the marker files are never read.
     @Test("an external general entity is never read")
     func externalEntityIsNotRead() throws {
         let directory = try TemporaryDirectory()
@@ -34,15 +34,20 @@ struct SecurityTests {
             </rss>
             """
         )
-        let result = try readAll(document)
-        #expect(result.observations.count == 1)
-        let observation = try #require(result.observations.first)
-        #expect(observation.waveHeight == 3.3 * 0.3048)
-        #expect(observation.windSpeed == nil)
-        #expect(result.summary.rejectedValues == ["windSpeed not a number": 1])
-        let station = try #require(result.stations.first)
-        #expect(station.name?.contains("LEAKED") != true)
-        #expect(station.stationID == "99001")
+        // Refused outright, before the first element: nothing of the document is delivered, and
+        // the files are never opened.
+        var delivered = 0
+        let error = try #require(
+            buoyXMLError {
+                _ = try BuoyXMLReader().read(
+                    contentsOf: document, onObservation: { _ in delivered += 1 }, onStation: { _ in delivered += 1 })
+            })
+        #expect(error.code == .externalEntity)
+        #expect(error.message.contains("external entity name"))
+        #expect(!error.description.contains("LEAKED"))
+        #expect(error.line == 3)
+        #expect(error.file == document.path)
+        #expect(delivered == 0)
     }
 
     @Test("an external DTD is not loaded, so its entities stay undefined")
@@ -80,8 +85,9 @@ struct SecurityTests {
             """
         )
         let error = try #require(buoyXMLError { _ = try readAll(document) })
-        #expect(error.code == .malformedDocument)
-        #expect(error.message == "Entity 'leak' not defined")
+        #expect(error.code == .externalEntity)
+        #expect(error.message.contains("external entity external"))
+        #expect(!error.description.contains("LEAKED"))
     }
 
     @Test("billion laughs fails with an error instead of expanding")

@@ -252,6 +252,7 @@ final class SAXSession {
         sax.endElement = nil
         sax.reference = nil
         sax.externalSubset = nil
+        sax.entityDecl = saxEntityDecl
         sax.comment = nil
         sax.processingInstruction = nil
         return sax
@@ -288,6 +289,25 @@ private let saxStartElement: startElementNsSAX2Func = {
         try session.handler.startElement(element)
     } catch {
         session.fail(error)
+    }
+}
+
+/// Refuses external entity declarations (XXE) outright; internal ones go to libxml2's default,
+/// which expands them within its bounds.
+private let saxEntityDecl: entityDeclSAXFunc = { userData, name, type, publicID, systemID, content in
+    guard let session = session(userData) else { return }
+    switch xmlEntityType(UInt32(type)) {
+    case XML_EXTERNAL_GENERAL_PARSED_ENTITY, XML_EXTERNAL_GENERAL_UNPARSED_ENTITY, XML_EXTERNAL_PARAMETER_ENTITY:
+        let entity = name.map { String(cString: $0) } ?? "?"
+        let target = systemID.map { String(cString: $0) } ?? publicID.map { String(cString: $0) } ?? "?"
+        session.fail(
+            session.error(
+                .externalEntity, "the document declares the external entity \(entity) (\(target)); external entities are never read"))
+        if let context = userData?.assumingMemoryBound(to: xmlParserCtxt.self) {
+            xmlStopParser(context)
+        }
+    default:
+        xmlSAX2EntityDecl(userData, name, type, publicID, systemID, content)
     }
 }
 
