@@ -109,7 +109,12 @@ let package = Package(
             name: "SurfJournalTests",
             dependencies: ["SurfJournal", "LineupStore", "LineupJobs", "LineupSpool", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "LineupCLITests", dependencies: ["LineupSpool"]),
+        // Runs the built `lineupd` and `lineup` as child processes; depending on them makes
+        // SwiftPM build them before the tests.
+        .testTarget(
+            name: "LineupCLITests",
+            dependencies: ["lineupd", "lineup", "LineupSpool", "BuoyXML", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

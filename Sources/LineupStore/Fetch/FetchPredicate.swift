@@ -23,7 +23,7 @@ public struct FetchPredicate<Object: ManagedObject>: Sendable {
 
     /// The property's value is one of `values`.
     public static func isIn<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, _ values: [Value]) -> FetchPredicate {
-        FetchPredicate(.isIn(property: Object.entity.propertyName(for: keyPath), values: values.map(\.storeValue)))
+        FetchPredicate(.isIn(property: Object.entity.propertyName(for: keyPath), values: CandidateSet(values.map(\.storeValue))))
     }
 
     /// The relationship points at the object with this ID.
@@ -46,7 +46,7 @@ enum ComparisonOperator: String, Sendable {
 indirect enum PredicateNode: Sendable {
     case constant(Bool)
     case compare(property: String, ComparisonOperator, StoreValue)
-    case isIn(property: String, values: [StoreValue])
+    case isIn(property: String, values: CandidateSet)
     case contains(property: String, substring: String)
     case and(PredicateNode, PredicateNode)
     case or(PredicateNode, PredicateNode)
@@ -106,7 +106,8 @@ extension PredicateNode {
             }
             arguments.append(value)
             return "\(column) \(op.rawValue) ?"
-        case let .isIn(property, values):
+        case let .isIn(property, candidates):
+            let values = candidates.values
             let present = values.filter { !$0.isNull }
             var parts: [String] = []
             if !present.isEmpty {
@@ -152,9 +153,7 @@ extension PredicateNode {
             case .greaterOrEqual: return value < actual || actual.sqlEquals(value)
             }
         case let .isIn(property, candidates):
-            let actual = values[entity.propertyIndex(property)]
-            if actual.isNull { return candidates.contains(where: \.isNull) }
-            return candidates.contains { !$0.isNull && actual.sqlEquals($0) }
+            return candidates.contains(values[entity.propertyIndex(property)])
         case let .contains(property, substring):
             guard case let .text(text) = values[entity.propertyIndex(property)] else { return false }
             return substring.isEmpty || asciiLowercased(text).contains(asciiLowercased(substring))
@@ -168,7 +167,34 @@ extension PredicateNode {
     }
 }
 
+/// The values of an `IN` predicate, hashed once so that testing a row costs one look-up
+/// (unsaved-change overlays test every pending row against it).
+struct CandidateSet: Sendable {
+    let values: [StoreValue]
+    private let keys: Set<StoreValue>
+    private let containsNull: Bool
+
+    init(_ values: [StoreValue]) {
+        self.values = values
+        self.keys = Set(values.lazy.filter { !$0.isNull }.map(\.comparisonKey))
+        self.containsNull = values.contains(where: \.isNull)
+    }
+
+    /// Membership as SQL's `IN` decides it (integers and reals compare numerically), except that
+    /// NULL matches a NULL candidate, as `evaluate` has always treated it.
+    func contains(_ value: StoreValue) -> Bool {
+        value.isNull ? containsNull : keys.contains(value.comparisonKey)
+    }
+}
+
 extension StoreValue {
+    /// A form in which values that SQL compares equal are equal: integers that a Double holds
+    /// exactly become reals.
+    var comparisonKey: StoreValue {
+        if case let .integer(value) = self, let exact = Double(exactly: value) { return .real(exact) }
+        return self
+    }
+
     /// Equality as SQL compares: integers and reals numerically.
     func sqlEquals(_ other: StoreValue) -> Bool {
         switch (self, other) {

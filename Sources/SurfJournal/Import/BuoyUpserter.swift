@@ -21,27 +21,40 @@ final class BuoyUpserter {
     private let context: ManagedObjectContext
     private let chunkSize: Int
     private let afterChunk: (Int) throws -> Void
+    private let checkCancellation: () throws -> Void
     private var observations: [BuoyObservationRecord] = []
     private var stations: [BuoyStationRecord] = []
     private(set) var counts = Counts()
     private(set) var recordsDone = 0
 
-    /// - Parameter afterChunk: called after each saved chunk with the number of records done
-    ///   (for progress and cancellation checks).
-    init(context: ManagedObjectContext, chunkSize: Int, afterChunk: @escaping (Int) throws -> Void) {
+    /// - Parameters:
+    ///   - afterChunk: called after each saved chunk with the number of records done (progress).
+    ///   - checkCancellation: called every thousand records and before each chunk's save, so that
+    ///     a shutdown does not wait for a whole chunk; throwing drops the unsaved part.
+    init(
+        context: ManagedObjectContext, chunkSize: Int, checkCancellation: @escaping () throws -> Void,
+        afterChunk: @escaping (Int) throws -> Void
+    ) {
         self.context = context
         self.chunkSize = chunkSize
+        self.checkCancellation = checkCancellation
         self.afterChunk = afterChunk
     }
 
     func add(_ record: BuoyObservationRecord) throws {
         observations.append(record)
-        if observations.count + stations.count >= chunkSize { try saveChunk() }
+        try recordAdded()
     }
 
     func add(_ record: BuoyStationRecord) throws {
         stations.append(record)
-        if observations.count + stations.count >= chunkSize { try saveChunk() }
+        try recordAdded()
+    }
+
+    private func recordAdded() throws {
+        let pending = observations.count + stations.count
+        if pending % 1_000 == 0 { try checkCancellation() }
+        if pending >= chunkSize { try saveChunk() }
     }
 
     func finish() throws {
@@ -52,6 +65,7 @@ final class BuoyUpserter {
         guard !observations.isEmpty || !stations.isEmpty else { return }
         var stationsByID = try upsertStations(stations)
         try upsertObservations(observations, stations: &stationsByID)
+        try checkCancellation()
         try context.save()
         context.reset()
         recordsDone += observations.count + stations.count

@@ -42,11 +42,13 @@ public final class ImportBuoyTask: JobTask, @unchecked Sendable {
                 .jobFailed, "\(input.path): not a buoy document Lineup knows (NDBC RSS, SOS or station catalogue)",
                 isRetryable: false)
         }
-        let total = Int64(validation.elementCount)
-        reportProgress(completed: 0, total: total)
-        let upserter = BuoyUpserter(context: context, chunkSize: Self.chunkSize) { [self] done in
-            try checkCancellation()
-            logger.debug("chunk saved", metadata: ["job": "\(jobID)", "records": "\(done)"])
+        // The number of records is known only at the end (SOS rows are text inside one element):
+        // progress counts records with an unknown total until then.
+        let upserter = BuoyUpserter(
+            context: context, chunkSize: Self.chunkSize, checkCancellation: { [self] in try checkCancellation() }
+        ) { [self] done in
+            reportProgress(completed: Int64(done), total: 0)
+            logger.info("progress", metadata: ["job": "\(jobID)", "records": "\(done)"])
         }
         let summary: BuoyReadSummary
         do {
@@ -55,7 +57,8 @@ public final class ImportBuoyTask: JobTask, @unchecked Sendable {
         } catch let error as BuoyXMLError {
             throw JobError(.jobFailed, error.description, isRetryable: error.code == .unreadableFile, underlying: error)
         }
-        reportProgress(completed: total, total: total)
+        let records = Int64(upserter.recordsDone)
+        reportProgress(completed: records, total: records)
         let counts = upserter.counts
         var details: [String: JSONValue] = ["format": .string(summary.format.rawValue), "input": .string(input.path)]
         if !summary.ignoredValues.isEmpty {

@@ -1,0 +1,173 @@
+import Foundation
+import LineupSpool
+import Testing
+
+/// `lineup` and `lineupd` as a user runs them: help, `enqueue`, `status` and `run`, each a
+/// real child process of the built binary (as swift-argument-parser's
+/// `AssertExecuteCommand` does).
+@Suite("lineup and lineupd command lines")
+struct CommandLineTests {
+    @Test("lineup --help exits 0 and lists the four subcommands")
+    func lineupHelp() async throws {
+        try await withSandbox { sandbox in
+            let result = try await sandbox.lineup(["--help"])
+            #expect(result.termination == .exited(0))
+            let listed = Self.entries(after: "SUBCOMMANDS:", in: result.standardOutput)
+            #expect(listed == ["enqueue", "status", "run", "demo"], "\(result.standardOutput)")
+        }
+    }
+
+    @Test("lineupd --help exits 0 and names every option")
+    func lineupdHelp() async throws {
+        try await withSandbox { sandbox in
+            let result = try await sandbox.run(Binaries.lineupd, ["--help"])
+            #expect(result.termination == .exited(0))
+            let listed = Self.entries(after: "OPTIONS:", in: result.standardOutput)
+            #expect(
+                listed == [
+                    "--store", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
+                    "--grace-period", "--log-level", "-h,",
+                ], "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
+        }
+    }
+
+    @Test("lineup enqueue writes one typed job file into new/ through tmp/")
+    func enqueueWritesAJobFile() async throws {
+        try await withSandbox { sandbox in
+            let result = try await sandbox.lineup([
+                "enqueue", "import-buoy", "input=obs/42002.xml", "count=3", "ratio=2.5", "enabled=true",
+                #"list=[1,"a"]"#, #"object={"k":"v"}"#, #"quoted="3""#, "text=hello world", "equation=a=b",
+                "--spool", "spool", "--id", "job-1", "--after", "job-0", "--after", "job-00", "--max-attempts", "4",
+            ])
+            #expect(result.termination == .exited(0), "\(result.standardError)")
+            let queued = try sandbox.jobFiles("new")
+            try #require(queued.count == 1)
+            #expect(try sandbox.fileNames("tmp") == [])
+            #expect(try sandbox.fileNames("new") == queued)
+            // <UTC time with µs>-<pid>-<token>-<counter>.job.json, so names sort by enqueue time.
+            #expect(queued[0].wholeMatch(of: /\d{8}T\d{6}\.\d{6}Z-\d+-[0-9a-f]{6}-1\.job\.json/) != nil, "\(queued[0])")
+            #expect(result.standardOutput == sandbox.spool.appending(path: "new/\(queued[0])").path + "\n")
+
+            let job = try sandbox.job("new", queued[0])
+            #expect(
+                job.fields == [
+                    "kind": .string("import-buoy"), "input": .string("obs/42002.xml"), "count": .integer(3),
+                    "ratio": .number(2.5), "enabled": .bool(true), "list": .array([.integer(1), .string("a")]),
+                    "object": .object(["k": .string("v")]), "quoted": .string("3"), "text": .string("hello world"),
+                    "equation": .string("a=b"), "id": .string("job-1"),
+                    "after": .array([.string("job-0"), .string("job-00")]), "maxAttempts": .integer(4),
+                ])
+        }
+    }
+
+    @Test(
+        "lineup enqueue refuses what is not a job and writes nothing",
+        arguments: [
+            (["input"], #"parameter "input" is not key=value"#),
+            (["=obs/42002.xml"], #"parameter "=obs/42002.xml" is not key=value"#),
+            (["kind=other"], "parameter `kind` clashes with the common job field of that name"),
+            (["input=a.xml", "--max-attempts", "0"], "field `maxAttempts` must be at least 1"),
+        ])
+    func enqueueRefusesMalformedParameters(arguments: [String], message: String) async throws {
+        try await withSandbox { sandbox in
+            let result = try await sandbox.lineup(["enqueue", "import-buoy"] + arguments + ["--spool", "spool"])
+            #expect(result.termination != .exited(0))
+            #expect(result.standardError.contains(message), "\(result.standardError)")
+            #expect(try sandbox.fileNames("new") == [])
+            #expect(try sandbox.fileNames("tmp") == [])
+        }
+    }
+
+    @Test("lineup status prints the counts and warns about files that will never run")
+    func statusPrintsCounts() async throws {
+        try await withSandbox { sandbox in
+            for input in ["a.xml", "b.xml"] {
+                let enqueued = try await sandbox.lineup(["enqueue", "import-buoy", "input=\(input)", "--spool", "spool"])
+                try #require(enqueued.termination == .exited(0))
+            }
+            try Data("{}".utf8).write(to: sandbox.spool.appending(path: "new/notes.txt"))
+            let result = try await sandbox.lineup(["status", "--spool", "spool"])
+            #expect(result.termination == .exited(0))
+            #expect(
+                result.standardOutput == """
+                    queued 2, running 0, done 0, failed 0
+                    warning: new/notes.txt is not named *.job.json and will never run
+                    daemon: no status file (never started here)
+
+                    """)
+        }
+    }
+
+    @Test("lineup run imports a sample into the store, and again without duplicating it")
+    func runImportsASample() async throws {
+        try await withSandbox { sandbox in
+            try BuoyFixtures.copySample(BuoyFixtures.sosSample, into: sandbox.input)
+            try Data(#"{"kind": "import-buoy", "input": "ndbc-sos-waves-sample.xml"}"#.utf8)
+                .write(to: sandbox.root.appending(path: "import.job.json"))
+            let arguments = ["run", "import.job.json", "--store", "store.sqlite", "--input", "input", "--output", "output"]
+
+            let first = try await sandbox.lineup(arguments)
+            #expect(first.termination == .exited(0), "\(first.standardError)")
+            #expect(first.standardOutput.contains("300 observations inserted, 0 updated, 3 stations inserted"), "\(first.standardOutput)")
+            let store = StoreInspector(url: sandbox.store)
+            #expect(try store.observationCounts() == ["LNP01": 100, "LNP02": 100, "LNP03": 100])
+
+            let second = try await sandbox.lineup(arguments)
+            #expect(second.termination == .exited(0), "\(second.standardError)")
+            #expect(second.standardOutput.contains("0 observations inserted, 0 updated, 0 stations inserted"), "\(second.standardOutput)")
+            #expect(try store.observationCounts() == ["LNP01": 100, "LNP02": 100, "LNP03": 100])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    @Test("lineup run refuses an input outside the input directory, naming the job file")
+    func runRefusesAPathOutside() async throws {
+        try await withSandbox { sandbox in
+            try BuoyFixtures.copySample(BuoyFixtures.sosSample, into: sandbox.root, as: "outside.xml")
+            try Data(#"{"kind": "import-buoy", "input": "../outside.xml"}"#.utf8)
+                .write(to: sandbox.root.appending(path: "escape.job.json"))
+            let result = try await sandbox.lineup([
+                "run", "escape.job.json", "--store", "store.sqlite", "--input", "input", "--output", "output",
+            ])
+            #expect(result.termination != .exited(0))
+            let message = result.standardError + result.standardOutput
+            #expect(message.contains("escape.job.json"), "\(message)")
+            #expect(message.contains("../outside.xml"), "\(message)")
+            #expect(message.contains("climbs out of the input directory"), "\(message)")
+            if FileManager.default.fileExists(atPath: sandbox.store.path) {
+                #expect(try StoreInspector(url: sandbox.store).observationCount() == 0)
+            }
+        }
+    }
+
+    @Test("lineup run of a job whose input is not XML exits non-zero naming the input")
+    func runReportsAFailingJob() async throws {
+        try await withSandbox { sandbox in
+            try Data("<om:ObservationCollection><om:member>".utf8).write(to: sandbox.input.appending(path: "broken.xml"))
+            try Data(#"{"kind": "import-buoy", "input": "broken.xml"}"#.utf8)
+                .write(to: sandbox.root.appending(path: "broken.job.json"))
+            let result = try await sandbox.lineup([
+                "run", "broken.job.json", "--store", "store.sqlite", "--input", "input", "--output", "output",
+            ])
+            #expect(result.termination != .exited(0))
+            #expect(result.standardOutput.hasPrefix("failed: "), "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("broken.xml"), "\(result.standardOutput)")
+            #expect(try StoreInspector(url: sandbox.store).observationCount() == 0)
+        }
+    }
+
+    /// The first word of each entry of a help section (`SUBCOMMANDS:`, `OPTIONS:`).
+    static func entries(after heading: String, in help: String) -> [String] {
+        let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.hasPrefix(heading) }) else { return [] }
+        var words: [String] = []
+        for line in lines[(start + 1)...] {
+            if line.isEmpty { break }
+            // Entries start two spaces in; wrapped help text is indented further.
+            guard line.hasPrefix("  "), !line.hasPrefix("   ") else { continue }
+            if let word = line.split(separator: " ").first { words.append(String(word)) }
+        }
+        return words
+    }
+}
