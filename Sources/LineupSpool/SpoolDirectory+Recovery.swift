@@ -18,6 +18,12 @@ extension SpoolDirectory {
     public func recoverActive(maxInterruptions: Int = defaultMaxInterruptions) throws(SpoolError) -> SpoolRecovery {
         precondition(maxInterruptions >= 1, "maxInterruptions must be at least 1")
         var recovery = SpoolRecovery()
+        // A crash between writing a report into tmp/ and renaming it leaves the report there;
+        // its job is still in active/ and gets a new report when it finishes again.
+        for name in try FileSystem.fileNames(in: temporaryPath)
+        where name.hasPrefix(".") && (name.hasSuffix(".result.json") || name.hasSuffix(".error.json")) {
+            try FileSystem.removeFile(temporaryPath + "/" + name)
+        }
         let activePath = path(of: .running)
         let leftovers = try FileSystem.fileNames(in: activePath).compactMap(JobFileName.init(fileName:))
         for fileName in leftovers.sorted(by: { $0.fileName < $1.fileName }) {
@@ -89,7 +95,8 @@ extension SpoolDirectory {
             name: fileName.name,
             id: parsed?.id,
             kind: parsed?.kind,
-            reason: "\(path): the daemon stopped while running this job \(fileName.interruptions) times; "
+            reason: "\(path): the daemon stopped while running this job "
+                + (fileName.interruptions == 1 ? "once" : "\(fileName.interruptions) times") + "; "
                 + "it is set aside as poison (it may crash the daemon)",
             attempts: fileName.interruptions,
             interruptions: fileName.interruptions,

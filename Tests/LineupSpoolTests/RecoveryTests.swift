@@ -163,4 +163,19 @@ struct RecoveryTests {
             #expect(try fileNames(in: spool, "tmp") == ["new.job.json"])
         }
     }
+
+    @Test("half-written reports left in tmp/ by a crash are removed; a producer's files are not")
+    func removesOrphanedReports() async throws {
+        try await withSpool { spool in
+            let job = try spool.enqueue(JobFile(kind: "a"))
+            _ = try claimAndCrash(spool)
+            let tmp = spool.root.appending(path: "tmp")
+            try write("{}", to: tmp.appending(path: ".\(job.name).result.json"))
+            try write("{}", to: tmp.appending(path: ".\(job.name).error.json"))
+            try write("{}", to: tmp.appending(path: "producer-writing.job.json"))
+            let recovery = try spool.recoverActive()
+            #expect(recovery.requeued == [job.name])
+            #expect(try fileNames(in: spool, "tmp") == ["producer-writing.job.json"])
+        }
+    }
 }
