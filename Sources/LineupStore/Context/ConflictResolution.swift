@@ -2,53 +2,58 @@
 /// find version conflicts against the parent's current rows, throw them under `.error`, resolve
 /// them under the other policies.
 struct ConflictResolution {
-    /// The changes to apply, and what to tell the child about every change it pushed.
-    var toApply: [(ObjectID, RowChange)] = []
-    var results: [ObjectID: AcceptedChange] = [:]
+    /// The changes to apply: the pushed ones, each conflict replaced by its resolution or left out.
+    private(set) var toApply: ChangeSegment
+    /// The pushed changes that were not stored as pushed (see ``AcceptedChange``): only conflicts
+    /// can be, so a save without conflicts costs no per-row result.
+    private(set) var exceptions: [ObjectID: AcceptedChange] = [:]
 
     /// `current` gives the parent's row for an updated or deleted ID (nil when it is gone).
     init(
-        _ changes: ChangeSet, current: [ObjectID: RowSnapshot], policy: MergePolicy,
+        _ changes: ChangeSegment, current: [ObjectID: RowSnapshot], policy: MergePolicy,
         nextStamp: () -> Int64
     ) throws {
+        toApply = changes
+        // Inserts have no earlier version to conflict with.
+        guard !changes.insertsOnly else { return }
         var conflicts: [MergeConflict] = []
-        var conflicting: [(ObjectID, RowChange, RowSnapshot?)] = []
-        toApply.reserveCapacity(changes.count)
-        for (id, change) in changes {
-            guard change.kind != .insert else {
-                toApply.append((id, change))
-                continue
-            }
+        var conflicting: [ObjectID: RowSnapshot?] = [:]
+        for entry in changes.rows where entry.change.kind != .insert {
+            let (id, change) = (entry.id, entry.change)
             let row = current[id]
-            if let row, row.stamp == change.baseStamp {
-                toApply.append((id, change))
-                continue
-            }
+            if let row, row.stamp == change.baseStamp { continue }
             let reason: MergeConflict.Reason =
                 row.map { .newerVersion(expected: change.baseStamp, found: $0.stamp) } ?? .rowDeleted
             conflicts.append(
                 MergeConflict(
                     objectID: id, reason: reason,
                     changedProperties: change.changedMask.indexes.map { change.entity.properties[$0].name }))
-            conflicting.append((id, change, row))
+            conflicting[id] = .some(row)
         }
-        if !conflicts.isEmpty && policy == .error {
+        guard !conflicts.isEmpty else { return }
+        if policy == .error {
             throw StoreError(
                 .mergeConflict, "\(conflicts.count) conflicting object(s)",
                 conflicts: conflicts.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey })
         }
-        for (id, change, row) in conflicting {
-            if var resolved = policy.resolve(change, current: row) {
-                if resolved.values != change.values {
-                    resolved.stamp = nextStamp()
+        var resolved = ChangeSegment.Builder(capacity: changes.count)
+        for entry in changes.rows {
+            let (id, change) = (entry.id, entry.change)
+            // The parent's row of a conflicting change (nil when it is gone).
+            guard let row = conflicting[id] else {
+                resolved.append(change, for: id)
+                continue
+            }
+            if var resolution = policy.resolve(change, current: row) {
+                if resolution.values != change.values {
+                    resolution.stamp = nextStamp()
+                    exceptions[id] = .stored(RowSnapshot(values: resolution.values, stamp: resolution.stamp))
                 }
-                toApply.append((id, resolved))
+                resolved.append(resolution, for: id)
             } else {
-                results[id] = row.map { .stored($0) } ?? .removed
+                exceptions[id] = row.map { .stored($0) } ?? .removed
             }
         }
-        for (id, change) in toApply {
-            results[id] = change.kind == .delete ? .removed : .stored(RowSnapshot(values: change.values, stamp: change.stamp))
-        }
+        toApply = resolved.build()
     }
 }

@@ -11,22 +11,27 @@ public struct ContextDidSave: Sendable {
     /// The rows as the parent stored them, so that a merge needs no I/O.
     let rows: [ObjectID: AcceptedChange]
 
-    init(changes: ChangeSet, accepted: [ObjectID: AcceptedChange]) {
+    /// `exceptions` are the parent's (see ``AcceptedChange``): every other change was stored as
+    /// pushed. Built only when someone listens (see `postDidSave` and `notifyChildren`).
+    init(changes: ChangeSet, exceptions: [ObjectID: AcceptedChange]) {
         var inserted = Set<ObjectID>()
         var updated = Set<ObjectID>()
         var deleted = Set<ObjectID>()
-        for (id, change) in changes {
-            switch (change.kind, accepted[id]) {
-            case (.insert, .stored?): inserted.insert(id)
-            case (.update, .stored?): updated.insert(id)
-            case (.delete, .removed?), (.update, .removed?): deleted.insert(id)
+        var rows: [ObjectID: AcceptedChange] = Dictionary(minimumCapacity: changes.count)
+        for (id, change) in changes where rows[id] == nil {
+            let outcome = exceptions.isEmpty ? change.outcomeAsPushed : exceptions[id] ?? change.outcomeAsPushed
+            switch (change.kind, outcome) {
+            case (.insert, .stored): inserted.insert(id)
+            case (.update, .stored): updated.insert(id)
+            case (.delete, .removed), (.update, .removed): deleted.insert(id)
             default: break
             }
+            rows[id] = outcome
         }
         self.insertedObjectIDs = inserted
         self.updatedObjectIDs = updated
         self.deletedObjectIDs = deleted
-        self.rows = accepted
+        self.rows = rows
     }
 }
 
@@ -94,18 +99,26 @@ extension ManagedObjectContext {
         needsPublish = true
     }
 
-    func postDidSave(_ event: ContextDidSave) {
+    /// Calls the observers, building the event only if there are any: a bulk import with nobody
+    /// listening pays nothing per row for notifications.
+    func postDidSave(_ event: @autoclosure () -> ContextDidSave) {
         let observers = observers.withLock { Array($0.values) }
+        guard !observers.isEmpty else { return }
+        let event = event()
         for observer in observers {
             observer(event)
         }
     }
 
     /// Downward flows are asynchronous: children that merge automatically get the event on their
-    /// own queues, later.
-    func notifyChildren(of event: ContextDidSave, except saver: ManagedObjectContext) {
-        let children = children.withLock { $0.compactMap(\.context) }
-        for child in children where child !== saver && child.automaticallyMergesChangesFromParent {
+    /// own queues, later. The event is built only if such a child exists.
+    func notifyChildren(of event: @autoclosure () -> ContextDidSave, except saver: ManagedObjectContext) {
+        let children = children.withLock { $0.compactMap(\.context) }.filter {
+            $0 !== saver && $0.automaticallyMergesChangesFromParent
+        }
+        guard !children.isEmpty else { return }
+        let event = event()
+        for child in children {
             child.perform { child.mergeChanges(fromContextDidSave: event) }
         }
     }

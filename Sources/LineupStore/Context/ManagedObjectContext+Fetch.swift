@@ -66,10 +66,8 @@ extension ManagedObjectContext {
             overlay[id] = change
         }
         for ancestor in ancestors {
-            ancestor.published.withLock { published in
-                for (id, change) in published where change.entity === entity && overlay[id] == nil {
-                    overlay[id] = change
-                }
+            for (id, change) in ancestor.publishedChanges() where change.entity === entity && overlay[id] == nil {
+                overlay[id] = change
             }
         }
         return overlay

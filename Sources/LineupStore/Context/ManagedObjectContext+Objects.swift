@@ -131,8 +131,15 @@ extension ManagedObjectContext {
 
     func initializationForInsert(of type: ManagedObject.Type) -> ObjectInitialization {
         assertOnQueue()
-        guard let entity = model.entity(for: type) else {
-            preconditionFailure("\(type) is not an entity of this context's model")
+        let entity: EntityDescription
+        if let last = lastInsertedEntity, ObjectIdentifier(last.objectType) == ObjectIdentifier(type) {
+            entity = last
+        } else {
+            guard let found = model.entity(for: type) else {
+                preconditionFailure("\(type) is not an entity of this context's model")
+            }
+            entity = found
+            lastInsertedEntity = found
         }
         if reservedKeys.isEmpty {
             reservedKeys = store.reservePrimaryKeys()
@@ -146,6 +153,7 @@ extension ManagedObjectContext {
 
     func registerInserted(_ object: ManagedObject) {
         changedObjects[object.objectID] = object
+        insertedInOrder.append(object)
         needsPublish = true
     }
 
@@ -192,6 +200,7 @@ extension ManagedObjectContext {
         switch change.kind {
         case .insert:
             object = makeObject(id: id, entity: change.entity, values: change.values, stamp: change.stamp, state: .inserted)
+            insertedInOrder.append(object)
         case .update:
             object = makeObject(id: id, entity: change.entity, values: change.values, stamp: change.stamp, state: .clean)
             object.changedMask = change.changedMask
@@ -210,10 +219,10 @@ extension ManagedObjectContext {
 
     func materializeChildChanges() {
         assertOnQueue()
-        for (id, change) in childChanges {
+        for (id, change) in childChanges where registeredObject(for: id) == nil {
             _ = materialize(change, id: id)
         }
-        childChanges = [:]
+        childChanges = ChangeSet()
     }
 
     /// Forgets registry entries whose objects are gone, once the registry has doubled.
@@ -284,13 +293,12 @@ extension ManagedObjectContext {
             }
         }
         for ancestor in ancestors where !unresolved.isEmpty {
-            ancestor.published.withLock { changes in
-                guard !changes.isEmpty else { return }
-                unresolved.removeAll { id in
-                    guard let change = changes[id] else { return false }
-                    if change.kind != .delete { result[id] = RowSnapshot(values: change.values, stamp: change.stamp) }
-                    return true
-                }
+            let changes = ancestor.publishedChanges()
+            guard !changes.isEmpty else { continue }
+            unresolved.removeAll { id in
+                guard let change = changes[id] else { return false }
+                if change.kind != .delete { result[id] = RowSnapshot(values: change.values, stamp: change.stamp) }
+                return true
             }
         }
         if !unresolved.isEmpty {
@@ -301,14 +309,25 @@ extension ManagedObjectContext {
         return result
     }
 
-    /// This context's unsaved changes: the ones received from children and its own objects'.
+    /// This context's unsaved changes: the ones received from children and, newer, its own
+    /// objects' (inserts in a segment of their own, so that the parent can take them as they are).
     func pendingChanges() -> ChangeSet {
         var changes = childChanges
-        for (id, object) in changedObjects {
-            if let change = object.pendingChange() {
-                changes[id] = change
+        guard !changedObjects.isEmpty else { return changes }
+        var inserts = ChangeSegment.Builder(capacity: insertedInOrder.count)
+        for object in insertedInOrder {
+            guard case .inserted = object.state, let change = object.pendingChange() else { continue }
+            inserts.append(change, for: object.objectID)
+        }
+        var others = ChangeSegment.Builder()
+        if inserts.count < changedObjects.count {
+            for (id, object) in changedObjects {
+                if case .inserted = object.state { continue }
+                if let change = object.pendingChange() { others.append(change, for: id) }
             }
         }
+        changes.prepend(others.build())
+        changes.prepend(inserts.build())
         return changes
     }
 }

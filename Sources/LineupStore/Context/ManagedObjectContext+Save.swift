@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ManagedObjectContext {
     /// Validates the changed objects, then pushes the changes exactly one level up: into the
@@ -25,17 +26,34 @@ extension ManagedObjectContext {
         }
         let changes = pendingChanges()
         let policy = mergePolicy
-        let accepted: [ObjectID: AcceptedChange]
+        let exceptions: [ObjectID: AcceptedChange]
         switch parent {
         case let .context(parentContext):
-            accepted = try parentContext.performAndWait {
+            waitWhileBacklogged()
+            exceptions = try parentContext.performAndWait {
                 try parentContext.accept(changes, policy: policy, from: self)
             }
         case let .store(store):
-            accepted = try store.save(changes, policy: policy)
+            exceptions = try store.save(changes, policy: policy)
         }
-        adoptSaved(accepted)
-        postDidSave(ContextDidSave(changes: changes, accepted: accepted))
+        adoptSaved(exceptions)
+        postDidSave(ContextDidSave(changes: changes, exceptions: exceptions))
+    }
+
+    /// Backpressure: while the writer writes a transaction and the contexts above this one already
+    /// hold more unsaved rows than the store's backlog limit, a save waits for that write to end
+    /// before it pushes more. Waits on no queue (only this context's own, which it holds anyway), so
+    /// the main context stays responsive; and a write never waits for a child, so this returns.
+    /// A save into the writer itself is left alone: it moves rows without copying them, and waits
+    /// for the writer's queue anyway.
+    private func waitWhileBacklogged() {
+        guard ancestors.count > 1 else { return }
+        let gate = store.writeGate
+        guard gate.isWriting else { return }
+        var backlog = 0
+        for ancestor in ancestors { backlog += ancestor.publishedChanges().count }
+        guard backlog > store.backlogLimit.load(ordering: .relaxed) else { return }
+        gate.waitForWriteUnderWay()
     }
 
     /// Restores the committed values of updated objects, forgets inserted objects and un-deletes
@@ -61,7 +79,8 @@ extension ManagedObjectContext {
             object.committedValuesStorage = nil
         }
         changedObjects = [:]
-        childChanges = [:]
+        insertedInOrder = []
+        childChanges = ChangeSet()
         needsPublish = true
     }
 
@@ -72,7 +91,8 @@ extension ManagedObjectContext {
             object.state = .detached
         }
         changedObjects = [:]
-        childChanges = [:]
+        insertedInOrder = []
+        childChanges = ChangeSet()
         registry = [:]
         faultBatches = [:]
         registryCountAtLastPurge = 0
@@ -82,10 +102,25 @@ extension ManagedObjectContext {
     // MARK: - Internal
 
     /// After a save: objects take the values and versions the parent stored, and become clean.
-    private func adoptSaved(_ accepted: [ObjectID: AcceptedChange]) {
-        for (id, object) in changedObjects {
-            switch accepted[id] {
-            case let .stored(row):
+    /// `exceptions` lists the rows not stored as pushed; every other object keeps its values.
+    private func adoptSaved(_ exceptions: [ObjectID: AcceptedChange]) {
+        var saved = changedObjects
+        changedObjects = [:]
+        insertedInOrder = []
+        childChanges = ChangeSet()
+        // Walk the objects in place: an object that only `saved` holds dies with it, so it needs
+        // no update and no weak registry entry (which would be dead at once). A bulk import that
+        // drops its objects after inserting them pays nothing per object here.
+        var index = saved.startIndex
+        while index != saved.endIndex {
+            defer { saved.formIndex(after: &index) }
+            let id = saved.keys[index]
+            let onlyHeldHere = isKnownUniquelyReferenced(&saved.values[index])
+            let object = saved.values[index]
+            let outcome = exceptions.isEmpty ? nil : exceptions[id]
+            switch outcome {
+            case let .stored(row)?:
+                if onlyHeldHere { continue }
                 object.values = row.values
                 object.stamp = row.stamp
                 object.baseStamp = row.stamp
@@ -93,7 +128,9 @@ extension ManagedObjectContext {
                 object.changedMask = .empty
                 object.committedValuesStorage = nil
                 registry[id] = WeakObject(object: object)
-            case .removed:
+            case .removed?:
+                registry[id] = nil
+                if onlyHeldHere { continue }
                 if case .deleted = object.state {
                     object.state = .detached
                 } else {
@@ -102,45 +139,106 @@ extension ManagedObjectContext {
                 }
                 object.changedMask = .empty
                 object.committedValuesStorage = nil
-                registry[id] = nil
             case nil:
-                registry[id] = WeakObject(object: object)
+                // Stored as pushed.
+                switch object.state {
+                case .deleted:
+                    registry[id] = nil
+                    if onlyHeldHere { continue }
+                    object.state = .detached
+                    object.changedMask = .empty
+                    object.committedValuesStorage = nil
+                case .inserted, .clean:
+                    if onlyHeldHere { continue }
+                    object.baseStamp = object.stamp
+                    object.state = .clean
+                    object.changedMask = .empty
+                    object.committedValuesStorage = nil
+                    registry[id] = WeakObject(object: object)
+                case .fault, .inaccessible, .detached:
+                    if onlyHeldHere { continue }
+                    registry[id] = WeakObject(object: object)
+                }
             }
         }
-        changedObjects = [:]
-        childChanges = [:]
         purgeRegistryIfNeeded()
         needsPublish = true
         processPendingChanges()
     }
 
-    /// Takes a child's saved changes into this context (on this context's queue).
+    /// Takes a child's saved changes into this context (on this context's queue) and returns the
+    /// exceptions (see ``AcceptedChange``).
+    ///
+    /// Segments of inserts for rows that have no object here are taken as they are: inserts have
+    /// no version to check, and their rows are new to this context, so nothing is merged. The
+    /// other changes go row by row: conflicts are checked and resolved against this context's
+    /// rows, objects registered here take the changes, and a change that meets an earlier one of
+    /// the same row is combined with it. Nothing changes here until every check has passed.
     func accept(_ changes: ChangeSet, policy: MergePolicy, from child: ManagedObjectContext) throws -> [ObjectID: AcceptedChange] {
         assertOnQueue()
-        let current = try currentRows(for: changes)
-        let resolution = try ConflictResolution(changes, current: current, policy: policy, nextStamp: store.nextStamp)
-        try UniquenessCheck(context: self).verify(resolution.toApply)
-        for (id, change) in resolution.toApply {
-            if let object = registeredObject(for: id) {
-                apply(change, to: object)
-            } else if let earlier = childChanges[id] {
-                childChanges[id] = earlier.followed(by: change)
+        var adopted: [ChangeSegment] = []
+        var others = ChangeSegment.Builder()
+        // Oldest first, so that the newest change of a key is appended last and kept.
+        for segment in changes.segments.reversed() {
+            if segment.insertsOnly && !hasRegisteredObject(in: segment) {
+                adopted.insert(segment, at: 0)
             } else {
-                childChanges[id] = change
+                for row in segment.rows { others.append(row.change, for: row.id) }
             }
         }
+        let rowByRow = others.build()
+        var toApply = rowByRow
+        var exceptions: [ObjectID: AcceptedChange] = [:]
+        if !rowByRow.insertsOnly {
+            let current = try currentRows(for: rowByRow)
+            let resolution = try ConflictResolution(rowByRow, current: current, policy: policy, nextStamp: store.nextStamp)
+            toApply = resolution.toApply
+            exceptions = resolution.exceptions
+        }
+        let incoming = ChangeSet([toApply] + adopted)
+        if incoming.hasUniquenessConstraints {
+            try UniquenessCheck(context: self).verify(incoming)
+        }
+        if !toApply.isEmpty {
+            var merged = ChangeSegment.Builder(capacity: toApply.count)
+            for row in toApply.rows {
+                let (id, change) = (row.id, row.change)
+                if let object = registeredObject(for: id) {
+                    apply(change, to: object)
+                } else if let earlier = childChanges.removeValue(forKey: id) {
+                    if let combined = earlier.followed(by: change) { merged.append(combined, for: id) }
+                } else {
+                    merged.append(change, for: id)
+                }
+            }
+            childChanges.prepend(merged.build())
+        }
+        childChanges.prepend(contentsOf: ChangeSet(adopted))
+        childChanges.compact()
         needsPublish = true
         processPendingChanges()
-        notifyChildren(of: ContextDidSave(changes: changes, accepted: resolution.results), except: child)
-        return resolution.results
+        notifyChildren(of: ContextDidSave(changes: changes, exceptions: exceptions), except: child)
+        return exceptions
+    }
+
+    /// Whether an object registered here has a change in `segment` (which then goes row by row,
+    /// so that the object takes it). Looks up the smaller side; free when nothing is registered.
+    private func hasRegisteredObject(in segment: ChangeSegment) -> Bool {
+        if changedObjects.isEmpty && registry.isEmpty { return false }
+        if changedObjects.count + registry.count < segment.count {
+            return changedObjects.keys.contains { segment[$0] != nil }
+                || registry.keys.contains { segment[$0] != nil }
+        }
+        return segment.rows.contains { changedObjects[$0.id] != nil || registry[$0.id] != nil }
     }
 
     /// This context's current rows for the updated and deleted rows of `changes`: its own unsaved
     /// changes first, then its ancestors' and the store's.
-    private func currentRows(for changes: ChangeSet) throws -> [ObjectID: RowSnapshot] {
+    private func currentRows(for changes: ChangeSegment) throws -> [ObjectID: RowSnapshot] {
         var result: [ObjectID: RowSnapshot] = [:]
         var toLookUp: [EntityDescription: [ObjectID]] = [:]
-        for (id, change) in changes where change.kind != .insert {
+        for row in changes.rows where row.change.kind != .insert {
+            let (id, change) = (row.id, row.change)
             if let object = changedObjects[id] {
                 if case .deleted = object.state { continue }
                 result[id] = RowSnapshot(values: object.values, stamp: object.stamp)
@@ -168,6 +266,7 @@ extension ManagedObjectContext {
             if object.changedMask.isEmpty { object.baseStamp = change.baseStamp }
             object.state = .deleted(wasInserted: false)
         case .insert:
+            if !object.isInserted { insertedInOrder.append(object) }
             object.values = change.values
             object.stamp = change.stamp
             object.state = .inserted

@@ -14,6 +14,17 @@ import Synchronization
 /// Reads never wait for an ancestor's queue: each context publishes a snapshot of its unsaved
 /// changes that descendants read under a lock, and the store is read through concurrent WAL
 /// snapshots. That is why the main context stays responsive while the writer writes to disk.
+///
+/// A reader looks at the nearest level first and the store last, and a save publishes the
+/// parent's new snapshot before the child clears its own, so a row moving up the stack during a
+/// look-up is always found at one level or the next.
+///
+/// Changes are kept as a ``ChangeSet``: immutable segments, one per save, newest first. A
+/// parent accepting a child's save of new rows for which it has no objects takes the child's
+/// segments as they are (no per-row work, and nothing to copy into its published snapshot); only
+/// updates, deletes, rows with uniqueness constraints and rows it has objects for are looked at
+/// one by one. The parent answers with the exceptions only (rows its merge policy changed or
+/// removed): the child treats every other pushed row as stored as pushed.
 public final class ManagedObjectContext: @unchecked Sendable {
     // @unchecked Sendable: the mutable state below is only touched on `queue` (checked with
     // `isOnQueue` in debug builds), the settings and the published snapshot are behind mutexes,
@@ -48,23 +59,31 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var registry: [ObjectID: WeakObject] = [:]
     /// Objects with unsaved changes, held strongly until saved or rolled back.
     var changedObjects: [ObjectID: ManagedObject] = [:]
+    /// The objects that became inserted here, in that order: usually the order of their keys, so
+    /// that a save lists its inserts sorted without sorting them. May hold objects that are no
+    /// longer inserted (deleted or rolled back since): check their state.
+    var insertedInOrder: [ManagedObject] = []
     /// Changes received from child saves for rows that have no object here (yet).
-    var childChanges: ChangeSet = [:]
+    var childChanges = ChangeSet()
     /// Primary keys handed out to this context's inserts.
     var reservedKeys: Range<Int64> = 0..<0
     var performDepth = 0
     var needsPublish = false
     var registryCountAtLastPurge = 0
+    /// The entity of the class last inserted, to skip the model's look-up for the next insert.
+    var lastInsertedEntity: EntityDescription?
     /// Faults handed out by a batched fetch, with their batch.
     var faultBatches: [ObjectID: FaultBatch] = [:]
 
     // MARK: Shared state
 
     /// This context's unsaved changes, for descendants to read without waiting on the queue.
-    let published = Mutex<ChangeSet>([:])
-    let settings: Mutex<Settings>
-    let children = Mutex<[WeakContext]>([])
-    let observers = Mutex<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
+    /// Hold the lock only to copy the snapshot out (see `publishedChanges()`): copying a
+    /// ``ChangeSet`` copies a few references.
+    let published = Locked<ChangeSet>(ChangeSet())
+    let settings: Locked<Settings>
+    let children = Locked<[WeakContext]>([])
+    let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
 
     struct Settings {
         var mergePolicy: MergePolicy?
@@ -84,11 +103,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case let .store(store):
             self.store = store
             self.ancestors = []
-            self.settings = Mutex(Settings())
+            self.settings = Locked(Settings())
         case let .context(parentContext):
             self.store = parentContext.store
             self.ancestors = [parentContext] + parentContext.ancestors
-            self.settings = Mutex(Settings())
+            self.settings = Locked(Settings())
             parentContext.children.withLock { children in
                 children.removeAll { $0.context == nil }
                 children.append(WeakContext(context: self))
@@ -201,8 +220,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
         assertOnQueue()
         guard needsPublish else { return }
         needsPublish = false
-        let snapshot = pendingChanges()
-        published.withLock { $0 = snapshot }
+        var snapshot = pendingChanges()
+        published.withLock { swap(&$0, &snapshot) }
+        // `snapshot` now holds the previous one: released here, outside the lock, so that a reader
+        // never waits for its rows to be freed.
+    }
+
+    /// The snapshot this context last published.
+    func publishedChanges() -> ChangeSet {
+        published.withLock { $0 }
     }
 
     @inline(__always)

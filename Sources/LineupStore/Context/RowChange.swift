@@ -8,7 +8,10 @@ struct RowChange: Sendable {
     }
 
     var kind: Kind
-    let entity: EntityDescription
+    /// Not retained: entity descriptions live as long as the process (see `EntityCache`), and a
+    /// retain and release of one shared object for every row, on the importing thread and on the
+    /// writer at once, makes both wait for the same cache line.
+    unowned(unsafe) let entity: EntityDescription
     /// The full row after the change (for a delete, the last values known).
     var values: [StoreValue]
     /// For an update: the properties changed relative to `baseValues`.
@@ -19,6 +22,11 @@ struct RowChange: Sendable {
     var baseStamp: Int64
     /// The version of `values`.
     var stamp: Int64
+
+    /// What the parent made of this change when it reports no exception for it.
+    var outcomeAsPushed: AcceptedChange {
+        kind == .delete ? .removed : .stored(RowSnapshot(values: values, stamp: stamp))
+    }
 
     /// This change followed by a later change of the same row.
     func followed(by later: RowChange) -> RowChange? {
@@ -44,9 +52,6 @@ struct RowChange: Sendable {
     }
 }
 
-/// The unsaved changes of a context, by object.
-typealias ChangeSet = [ObjectID: RowChange]
-
 /// A row as some level of the stack currently sees it.
 struct RowSnapshot: Sendable {
     var values: [StoreValue]
@@ -54,6 +59,9 @@ struct RowSnapshot: Sendable {
 }
 
 /// What the parent made of a pushed change, so that the child can update its objects.
+///
+/// A parent reports only the exceptions: every pushed change it does not mention was stored as
+/// pushed (an insert or update with the pushed values and version, a delete as removed).
 enum AcceptedChange: Sendable {
     /// Stored with these values (equal to the pushed ones unless a merge policy combined them).
     case stored(RowSnapshot)

@@ -7,10 +7,15 @@ import Synchronization
 struct UniquenessCheck {
     let context: ManagedObjectContext
 
-    func verify(_ changes: [(ObjectID, RowChange)]) throws {
+    /// Checks `changes`, the changes about to be applied (the newest change of an ID counts).
+    func verify(_ changes: ChangeSet) throws {
         var byEntity: [EntityDescription: [(ObjectID, RowChange)]] = [:]
-        for (id, change) in changes where !change.entity.uniquenessConstraints.isEmpty {
-            byEntity[change.entity, default: []].append((id, change))
+        var seen = Set<ObjectID>()
+        for segment in changes.segments where segment.hasUniquenessConstraints {
+            for row in segment.rows where row.change.entity.hasUniquenessConstraints {
+                guard seen.insert(row.id).inserted else { continue }
+                byEntity[row.change.entity, default: []].append((row.id, row.change))
+            }
         }
         var conflicts: [MergeConflict] = []
         for (entity, changes) in byEntity {
@@ -56,14 +61,13 @@ struct UniquenessCheck {
         for (id, object) in context.changedObjects where object.entity === entity {
             if let change = object.pendingChange() { consider(id, change) }
         }
-        for (id, change) in context.childChanges where change.entity === entity {
-            consider(id, change)
+        // Segments without constrained entities cannot hold a key: skip them unread.
+        for segment in context.childChanges.segments where segment.hasUniquenessConstraints {
+            for row in segment.rows where row.change.entity === entity { consider(row.id, row.change) }
         }
         for ancestor in context.ancestors {
-            ancestor.published.withLock { published in
-                for (id, change) in published where change.entity === entity {
-                    consider(id, change)
-                }
+            for segment in ancestor.publishedChanges().segments where segment.hasUniquenessConstraints {
+                for row in segment.rows where row.change.entity === entity { consider(row.id, row.change) }
             }
         }
         for (id, values) in try context.store.fetchKeys(Array(claimed.keys), of: indexes, entity: entity)

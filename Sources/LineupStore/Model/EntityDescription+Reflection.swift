@@ -10,11 +10,14 @@ extension ManagedObject {
 
 extension EntityDescription {
     /// The index of a property that the class itself declares; a missing one is a programming
-    /// error. A linear scan beats hashing for the handful of properties an entity has, and short
-    /// names compare as two machine words.
-    @inline(__always)
+    /// error. A linear scan beats hashing for the handful of properties an entity has: names of
+    /// another length are passed over on their length alone (which a short string keeps inline),
+    /// and equal short names compare as two machine words.
+    @inlinable @inline(__always)
     func propertyIndex(_ name: String) -> Int {
-        for index in properties.indices where properties[index].name == name {
+        let length = name.utf8.count
+        for index in properties.indices
+        where properties[index].name.utf8.count == length && properties[index].name == name {
             return index
         }
         preconditionFailure("\(self.name) has no property \(name)")
@@ -54,10 +57,12 @@ struct KeyPathKey: Hashable, @unchecked Sendable {
     init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
 }
 
-/// Entity descriptions by class, derived on first use.
+/// Entity descriptions by class, derived on first use and kept for the life of the process:
+/// objects and row changes refer to their entity without retaining it (`unowned(unsafe)`), which
+/// is only sound because no entity description they can reach is ever released.
 final class EntityCache: Sendable {
     static let shared = EntityCache()
-    private let entities = Mutex<[ObjectIdentifier: EntityDescription]>([:])
+    private let entities = Locked<[ObjectIdentifier: EntityDescription]>([:])
 
     func entity(for type: ManagedObject.Type) -> EntityDescription {
         if let entity = entities.withLock({ $0[ObjectIdentifier(type)] }) {
@@ -79,6 +84,8 @@ final class EntityCache: Sendable {
         let prototype = type.makePrototype(entity: placeholder)
         var properties: [PropertyDescription] = []
         var defaults: [StoreValue] = []
+        // The prototype refers to the placeholder without retaining it.
+        defer { withExtendedLifetime(placeholder) {} }
         for child in Mirror(reflecting: prototype).children {
             guard let declaration = child.value as? any PersistentPropertyDeclaration else {
                 preconditionFailure(

@@ -12,12 +12,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let uniquenessConstraints: [[String]]
     /// Extra indexes to create, each a list of property names.
     public let indexes: [[String]]
+    /// Whether `uniquenessConstraints` has any: asked for every row a save moves.
+    let hasUniquenessConstraints: Bool
     /// The values of a newly inserted object.
     let defaultValues: [StoreValue]
     let objectType: ManagedObject.Type
     private let propertyIndexes: [String: Int]
     /// Property names of key paths already resolved (see `propertyName(for:)`).
-    let keyPathNames = Mutex<[KeyPathKey: String]>([:])
+    let keyPathNames = Locked<[KeyPathKey: String]>([:])
 
     init(
         name: String,
@@ -32,6 +34,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.properties = properties
         self.defaultValues = defaultValues
         self.uniquenessConstraints = uniquenessConstraints
+        self.hasUniquenessConstraints = !uniquenessConstraints.isEmpty
         self.indexes = indexes
         self.objectType = objectType
         var indexes: [String: Int] = [:]

@@ -88,6 +88,7 @@ extension StoreValueConvertible {
 
 extension Int: StoreValueConvertible {
     public static var attributeType: AttributeType { .integer }
+    @inlinable
     public init?(storeValue: StoreValue) {
         switch storeValue {
         case let .integer(value): self = Int(value)
@@ -95,11 +96,13 @@ extension Int: StoreValueConvertible {
         default: return nil
         }
     }
+    @inlinable
     public var storeValue: StoreValue { .integer(Int64(self)) }
 }
 
 extension Int64: StoreValueConvertible {
     public static var attributeType: AttributeType { .integer }
+    @inlinable
     public init?(storeValue: StoreValue) {
         switch storeValue {
         case let .integer(value): self = value
@@ -107,11 +110,13 @@ extension Int64: StoreValueConvertible {
         default: return nil
         }
     }
+    @inlinable
     public var storeValue: StoreValue { .integer(self) }
 }
 
 extension Double: StoreValueConvertible {
     public static var attributeType: AttributeType { .double }
+    @inlinable
     public init?(storeValue: StoreValue) {
         switch storeValue {
         case let .real(value): self = value
@@ -119,29 +124,35 @@ extension Double: StoreValueConvertible {
         default: return nil
         }
     }
+    @inlinable
     public var storeValue: StoreValue { .real(self) }
 }
 
 extension String: StoreValueConvertible {
     public static var attributeType: AttributeType { .string }
+    @inlinable
     public init?(storeValue: StoreValue) {
         guard case let .text(value) = storeValue else { return nil }
         self = value
     }
+    @inlinable
     public var storeValue: StoreValue { .text(self) }
 }
 
 extension Bool: StoreValueConvertible {
     public static var attributeType: AttributeType { .boolean }
+    @inlinable
     public init?(storeValue: StoreValue) {
         guard case let .integer(value) = storeValue else { return nil }
         self = value != 0
     }
+    @inlinable
     public var storeValue: StoreValue { .integer(self ? 1 : 0) }
 }
 
 extension Date: StoreValueConvertible {
     public static var attributeType: AttributeType { .date }
+    @inlinable
     public init?(storeValue: StoreValue) {
         switch storeValue {
         case let .real(value): self.init(timeIntervalSince1970: value)
@@ -149,21 +160,25 @@ extension Date: StoreValueConvertible {
         default: return nil
         }
     }
+    @inlinable
     public var storeValue: StoreValue { .real(timeIntervalSince1970) }
 }
 
 extension Data: StoreValueConvertible {
     public static var attributeType: AttributeType { .binary }
+    @inlinable
     public init?(storeValue: StoreValue) {
         guard case let .blob(value) = storeValue else { return nil }
         self = value
     }
+    @inlinable
     public var storeValue: StoreValue { .blob(self) }
 }
 
 extension Optional: StoreValueConvertible where Wrapped: StoreValueConvertible {
     public static var attributeType: AttributeType { Wrapped.attributeType }
     public static var isOptionalAttribute: Bool { true }
+    @inlinable
     public init?(storeValue: StoreValue) {
         if case .null = storeValue {
             self = .none
@@ -173,5 +188,6 @@ extension Optional: StoreValueConvertible where Wrapped: StoreValueConvertible {
             return nil
         }
     }
+    @inlinable
     public var storeValue: StoreValue { self?.storeValue ?? .null }
 }

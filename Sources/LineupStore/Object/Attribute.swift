@@ -9,8 +9,8 @@
 /// the fault if needed) and tracks the change.
 @propertyWrapper
 public struct Attribute<Value: StoreValueConvertible> {
-    let name: String
-    let defaultValue: Value
+    @usableFromInline let name: String
+    @usableFromInline let defaultValue: Value
 
     public init(wrappedValue: Value, _ name: String) {
         self.name = name
@@ -23,6 +23,10 @@ public struct Attribute<Value: StoreValueConvertible> {
         set { fatalError() }
     }
 
+    // Inlinable, so that it is compiled into the entity's own module: there the key paths are
+    // literals that the optimizer turns into plain field reads, instead of building and
+    // projecting key paths at run time on every access.
+    @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -64,7 +68,7 @@ extension Attribute: Sendable {}
 /// to an object of another context is a programming error.
 @propertyWrapper
 public struct Relationship<Destination: ManagedObject> {
-    let name: String
+    @usableFromInline let name: String
 
     public init(_ name: String) {
         self.name = name
@@ -76,6 +80,8 @@ public struct Relationship<Destination: ManagedObject> {
         set { fatalError() }
     }
 
+    // Inlinable for the same reason as `Attribute`'s.
+    @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Destination?>,

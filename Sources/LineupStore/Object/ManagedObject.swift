@@ -17,13 +17,19 @@ import Foundation
 /// (inside `perform` or `performAndWait`); it is not `Sendable`. Pass its ``objectID`` instead.
 open class ManagedObject {
     public let objectID: ObjectID
-    public let entity: EntityDescription
+    /// Not retained, as in `RowChange`: entity descriptions are never released (see
+    /// `EntityCache`).
+    public unowned(unsafe) let entity: EntityDescription
     public private(set) weak var managedObjectContext: ManagedObjectContext?
 
     // The state below is confined to the context's queue.
 
     /// The current values, one per property; empty while the object is a fault.
-    var values: [StoreValue]
+    ///
+    /// Unchecked exclusivity: every access happens on the context's queue and none overlaps
+    /// another (no `inout` use, no closure that reaches back), so the run-time check that a class
+    /// property otherwise gets at every write only costs time, on every attribute set.
+    @exclusivity(unchecked) var values: [StoreValue]
     /// The values as of the last load or save, kept once the object has changes.
     var committedValuesStorage: [StoreValue]?
     /// Properties changed since the last load or save.
@@ -46,8 +52,8 @@ open class ManagedObject {
     }
 
     // Used only while the model is derived from a prototype (see `EntityDescription+Reflection`).
-    let isPrototype: Bool
-    var probedPropertyName: String?
+    @usableFromInline let isPrototype: Bool
+    @usableFromInline var probedPropertyName: String?
 
     /// Creates an object for a context or a prototype for reflection. Subclasses must not add
     /// stored properties other than ``Attribute`` and ``Relationship`` declarations.
@@ -139,6 +145,7 @@ open class ManagedObject {
 
     // MARK: - Value access for the property wrappers
 
+    @usableFromInline
     func storeValue(at index: Int) -> StoreValue {
         assertOnContextQueue()
         if case .fault = state {
@@ -148,6 +155,7 @@ open class ManagedObject {
         return values[index]
     }
 
+    @usableFromInline
     func setStoreValue(_ value: StoreValue, at index: Int) {
         assertOnContextQueue()
         if case .fault = state {

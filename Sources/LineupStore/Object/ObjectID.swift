@@ -45,6 +45,13 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         hasher.combine(primaryKey)
     }
 
+    // The primary key first: it alone tells two IDs of one store apart, and dictionaries compare
+    // keys at every probe.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.primaryKey == rhs.primaryKey && lhs.entityName == rhs.entityName
+            && lhs.storeIdentifier == rhs.storeIdentifier
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let uri = try container.decode(URL.self)

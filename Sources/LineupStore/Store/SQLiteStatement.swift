@@ -44,6 +44,49 @@ struct SQLiteStatement {
         }
     }
 
+    /// Binds a whole row whose text and blob bytes are first copied into `arena`, so that SQLite
+    /// can use them in place (SQLITE_STATIC) instead of copying each value into memory of its own:
+    /// the bulk writes of a save bind millions of strings. The bytes stay valid until the next
+    /// row is bound with the same arena, which is after this row's step.
+    func bindRow(_ values: [StoreValue], startingAt first: Int32, arena: BindingArena) {
+        var needed = 0
+        for value in values {
+            switch value {
+            case let .text(text): needed += text.utf8.count
+            case let .blob(data): needed += data.count
+            default: break
+            }
+        }
+        let base = arena.storage(forAtLeast: needed)
+        var offset = 0
+        for index in values.indices {
+            let column = first + Int32(index)
+            switch values[index] {
+            case let .text(text):
+                var text = text
+                let count = text.withUTF8 { bytes in
+                    if let source = bytes.baseAddress, !bytes.isEmpty {
+                        (base + offset).copyMemory(from: source, byteCount: bytes.count)
+                    }
+                    return bytes.count
+                }
+                sqlite3_bind_text(handle, column, (base + offset).assumingMemoryBound(to: CChar.self), Int32(count), nil)
+                offset += count
+            case let .blob(data):
+                let count = data.count
+                data.withUnsafeBytes { bytes in
+                    if let source = bytes.baseAddress, count > 0 {
+                        (base + offset).copyMemory(from: source, byteCount: count)
+                    }
+                }
+                sqlite3_bind_blob(handle, column, base + offset, Int32(count), nil)
+                offset += count
+            case let other:
+                bind(other, at: column)
+            }
+        }
+    }
+
     /// Steps once: true for a row, false when done.
     func step() throws -> Bool {
         switch sqlite3_step(handle) {
@@ -60,6 +103,12 @@ struct SQLiteStatement {
 
     func reset() {
         sqlite3_reset(handle)
+    }
+
+    /// Resets and forgets the bindings, e.g. those that point into a ``BindingArena`` about to go.
+    func clearBindings() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     func int64(at column: Int32) -> Int64 {
@@ -92,6 +141,31 @@ struct SQLiteStatement {
             return StoreError(.mergeConflict, "constraint violated: \(message)")
         }
         return StoreError(.sqlite, "\(message) (code \(code))")
+    }
+}
+
+/// The bytes of one row's text and blob values, for ``SQLiteStatement/bindRow(_:startingAt:arena:)``:
+/// one buffer reused row after row, grown when a row needs more.
+final class BindingArena {
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+
+    init(capacity: Int = 4096) {
+        self.capacity = Swift.max(capacity, 1)
+        self.base = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 8)
+    }
+
+    deinit { base.deallocate() }
+
+    /// At least `count` bytes. Growing frees the previous buffer: call only when the bindings
+    /// of the previous row are no longer used (before binding the next row).
+    func storage(forAtLeast count: Int) -> UnsafeMutableRawPointer {
+        if count > capacity {
+            base.deallocate()
+            capacity = Swift.max(count, capacity * 2)
+            base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        }
+        return base
     }
 }
 

@@ -18,9 +18,19 @@ public final class SQLiteStore: Sendable {
     let logger: Logger
     private let nextPrimaryKey: Atomic<Int64>
     private let nextStampValue: Atomic<Int64>
+    /// Whether the writer is writing a transaction now (see `save(_:policy:)`).
+    let writeGate = WriteGate()
+    /// Backpressure: a child context's save waits for the write under way when the contexts
+    /// above it hold more unsaved rows than this (see `ManagedObjectContext.save()`). Rows cost a
+    /// few hundred bytes each, so this bounds an import's memory to some tens of megabytes
+    /// whatever the relative speeds of the import and the disk.
+    let backlogLimit = Atomic<Int>(SQLiteStore.defaultBacklogLimit)
+    static let defaultBacklogLimit = 100_000
 
     /// How many primary keys a context reserves at a time.
     static let primaryKeyBlock: Int64 = 4096
+    /// `PRAGMA synchronous` for FULL: a commit waits until the WAL is on stable storage.
+    static let synchronousFull = 2
     static let format = "lineup-store"
     static let formatVersion = 1
 
@@ -37,11 +47,30 @@ public final class SQLiteStore: Sendable {
             // Every commit is a flush that acknowledges jobs: it must survive a power loss too.
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        let pool: DatabasePool
         do {
             pool = try DatabasePool(path: url.path, configuration: configuration)
         } catch {
             throw StoreError(.storeCorrupt, "\(url.path): cannot open: \(error)", underlying: error)
         }
+        // GRDB switches the writer connection to WAL after `prepareDatabase` has run, and sets
+        // `synchronous = NORMAL` as it does: set FULL again on the writer, the only connection
+        // that commits, and check that it holds.
+        do {
+            let synchronous = try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+            }
+            guard synchronous == Self.synchronousFull else {
+                throw StoreError(
+                    .sqlite, "\(url.path): PRAGMA synchronous is \(synchronous.map(String.init) ?? "unknown"), not FULL (2)")
+            }
+        } catch {
+            try? pool.close()
+            if let error = error as? StoreError { throw error }
+            throw StoreError(.sqlite, "\(url.path): cannot set PRAGMA synchronous = FULL: \(error)", underlying: error)
+        }
+        self.pool = pool
         let opened: OpenedMetadata
         do {
             opened = try pool.write { db in try Self.prepareSchema(db, model: model, path: url.path) }
