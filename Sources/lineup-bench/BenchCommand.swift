@@ -44,10 +44,14 @@ enum BenchCommand {
         switch name {
         case .stack:
             return try StackBenchmark(options: options).run()
-        // These need SurfJournal, LineupJobs and BuoyXML, which are not ready for the bench yet:
-        // each gets a `XBenchmark(options:).run()` here when its module is.
-        case .spool, .import, .export, .statistics:
-            return nil
+        case .spool:
+            return try SpoolBenchmark(options: options).run()
+        case .import:
+            return try ImportBenchmark(options: options).run()
+        case .export:
+            return try ExportBenchmark(options: options).run()
+        case .statistics:
+            return try StatisticsBenchmark(options: options).run()
         case .all:
             preconditionFailure("`all` is expanded by the caller")
         }

@@ -8,12 +8,21 @@ struct BenchOptions {
         NAME: stack | spool | import | export | statistics | all
 
         options:
-          --rows N        rows to insert (stack; default 1000000)
+          --rows N        rows to insert (stack), or JournalEntry rows of the store (export,
+                          statistics); default 1000000
           --chunk N       objects per task context (stack; default 10000)
           --flush MODE    background (default): a flush loop of its own, woken after every chunk
                           chunk: the importer flushes after every chunk and waits for the disk
-          --dir PATH      where to create the temporary databases (default: the system's temporary directory)
-          --keep          keep the databases instead of deleting them
+          --jobs N        no-op jobs of the throughput run (spool; default 100000)
+          --fsync-jobs N  jobs of the throughput run with a fsynced spool (spool; default 10000)
+          --durability D  fsync | none | both (spool; default both)
+          --pickup-jobs N jobs of the pick-up latency run (spool; default 2000)
+          --pickup-rate N jobs per second the pick-up run enqueues (spool; default 200)
+          --flush-interval S  the daemon's flush interval in seconds (spool; default 5, the daemon's)
+          --observations N  observations to import (import), or in the store (statistics); default 200000
+          --stations N    buoy stations the observations belong to (import, statistics; default 10)
+          --dir PATH      where to create the temporary files (default: the system's temporary directory)
+          --keep          keep the files instead of deleting them
           -h, --help      show this help
 
         Prints a table, then RESULT lines (DESIGN §7). Exit status: 0 when the benchmarks ran
@@ -25,6 +34,14 @@ struct BenchOptions {
     var rows = 1_000_000
     var chunk = 10_000
     var flushMode = FlushMode.background
+    var jobs = 100_000
+    var fsyncJobs = 10_000
+    var durabilities: [SpoolDurabilityChoice] = [.none, .fsync]
+    var pickupJobs = 2_000
+    var pickupRate = 200
+    var flushIntervalSeconds: Double = 5
+    var observations = 200_000
+    var stations = 10
     var directory: String?
     var keepFiles = false
 
@@ -58,6 +75,32 @@ struct BenchOptions {
                     throw BenchError(.usage, "--flush is one of \(FlushMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(text)")
                 }
                 options.flushMode = mode
+            case "--jobs":
+                options.jobs = try count(for: argument)
+            case "--fsync-jobs":
+                options.fsyncJobs = try count(for: argument)
+            case "--durability":
+                let text = try value(for: argument)
+                switch text {
+                case "both": options.durabilities = [.none, .fsync]
+                case "none": options.durabilities = [.none]
+                case "fsync": options.durabilities = [.fsync]
+                default: throw BenchError(.usage, "--durability is one of fsync, none, both, not \(text)")
+                }
+            case "--pickup-jobs":
+                options.pickupJobs = try count(for: argument)
+            case "--pickup-rate":
+                options.pickupRate = try count(for: argument)
+            case "--flush-interval":
+                let text = try value(for: argument)
+                guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                    throw BenchError(.usage, "--flush-interval needs a positive number of seconds, not \(text)")
+                }
+                options.flushIntervalSeconds = seconds
+            case "--observations":
+                options.observations = try count(for: argument)
+            case "--stations":
+                options.stations = try count(for: argument)
             case "--dir":
                 options.directory = try value(for: argument)
             case "--keep":
@@ -75,6 +118,13 @@ struct BenchOptions {
         options.benchmark = name
         return options
     }
+}
+
+/// What the spool benchmark's spools fsync (``SpoolDirectory/Durability``, as a command-line
+/// choice that does not need LineupSpool here).
+enum SpoolDurabilityChoice: String {
+    case fsync
+    case none
 }
 
 /// The benchmarks of DESIGN §7.

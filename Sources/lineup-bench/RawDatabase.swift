@@ -44,6 +44,29 @@ final class RawDatabase {
         }
     }
 
+    /// Every row of a query, as text (NULL as "NULL").
+    func rows(_ sql: String) throws -> [[String]] {
+        let statement = try prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        var rows: [[String]] = []
+        while true {
+            let code = sqlite3_step(statement)
+            guard code == SQLITE_ROW else {
+                try check(code, sql)
+                return rows
+            }
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
+                })
+        }
+    }
+
+    /// The column names of a table, in their order.
+    func columns(of table: String) throws -> [String] {
+        try rows("PRAGMA table_info(\"\(table)\")").map { $0[1] }
+    }
+
     func check(_ code: Int32, _ what: String) throws {
         guard code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(code)"
