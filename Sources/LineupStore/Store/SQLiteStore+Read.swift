@@ -24,8 +24,13 @@ extension SQLiteStore {
         for index in selected { sql += ", " + quoted(entity.properties[index].name) }
         sql += " FROM \(quoted(entity.name)) WHERE \(query.condition)"
         sql += " ORDER BY "
+        // Reading a whole table in order, walking an index costs a random page read per row,
+        // while scanning and sorting reads each page once: the unary + keeps SQLite from using
+        // the index then (measured with the export benchmark: 1.6 s against 3.3–4.1 s for a
+        // million rows). With a condition or a limit, the index is what makes the query cheap.
+        let scanAndSort = query.condition == "1" && query.limit == nil
         for (index, ascending) in query.sorts {
-            sql += quoted(entity.properties[index].name) + (ascending ? " ASC, " : " DESC, ")
+            sql += (scanAndSort ? "+" : "") + quoted(entity.properties[index].name) + (ascending ? " ASC, " : " DESC, ")
         }
         sql += "pk ASC"
         if let limit = query.limit {
