@@ -62,13 +62,6 @@ extension ManagedObjectContext {
                 channel.finish(error is CancellationError ? nil : error)
             }
         }
-        do {
-            while let batch = try channel.take() {
-                try body(batch)
-            }
-        } catch {
-            channel.cancel()
-            throw error
-        }
+        try channel.consume(body)
     }
 }

@@ -148,15 +148,8 @@ public final class CoreDataStoreReader: Sendable {
                         underlyingError: error))
             }
         }
-        do {
-            while let batch = try channel.take() {
-                try body(batch)
-            }
-        } catch {
-            // The body's own errors are rethrown as they are.
-            channel.cancel()
-            throw error
-        }
+        // The body's own errors are rethrown as they are.
+        try channel.consume(body)
     }
 
     /// Closes the SQLite connection now rather than when the reader is released. Any later

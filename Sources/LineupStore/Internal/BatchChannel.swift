@@ -45,6 +45,19 @@ final class BatchChannel<Batch: Sendable>: @unchecked Sendable {
         return nil
     }
 
+    /// Consumer: hands every batch to `body` in order; when `body` throws, stops the producer
+    /// and rethrows the error as it is.
+    func consume(_ body: (Batch) throws -> Void) throws {
+        do {
+            while let batch = try take() {
+                try body(batch)
+            }
+        } catch {
+            cancel()
+            throw error
+        }
+    }
+
     /// Consumer: stop the producer (e.g. because the consumer failed).
     func cancel() {
         condition.lock()
