@@ -36,7 +36,7 @@ extension ManagedObjectContext {
     ) throws {
         assertOnQueue()
         precondition(batchSize > 0, "batchSize must be positive")
-        if request.includesPendingChanges && !pendingOverlay(for: entity).isEmpty {
+        if request.includesPendingChanges && !pendingOverlay().isEmpty(for: entity) {
             // Unsaved changes must be merged into the order: fetch, then hand out in batches.
             let rows = try fetchRows(request, entity: entity, keysOnly: false)
             for batch in rows.chunked(batchSize) { try body(Array(batch)) }

@@ -35,7 +35,7 @@ extension ManagedObjectContext {
     public func count<Object: ManagedObject>(for request: FetchRequest<Object>) throws -> Int {
         assertOnQueue()
         let entity = try entity(of: Object.self)
-        if !request.includesPendingChanges || pendingOverlay(for: entity).isEmpty,
+        if !request.includesPendingChanges || pendingOverlay().isEmpty(for: entity),
             request.fetchLimit == nil, request.fetchOffset == 0
         {
             var arguments: [StoreValue] = []
@@ -54,23 +54,11 @@ extension ManagedObjectContext {
         return entity
     }
 
-    /// The unsaved changes of `entity` in this context and its ancestors, nearest first: a nearer
-    /// change of a row hides a farther one. Read nearest first (then the store), so that a row
-    /// moving up the stack meanwhile is seen at one level or the next.
-    func pendingOverlay(for entity: EntityDescription) -> [ObjectID: RowChange] {
-        var overlay: [ObjectID: RowChange] = [:]
-        for (id, object) in changedObjects where object.entity === entity {
-            if let change = object.pendingChange() { overlay[id] = change }
-        }
-        for (id, change) in childChanges where change.entity === entity && overlay[id] == nil {
-            overlay[id] = change
-        }
-        for ancestor in ancestors {
-            for (id, change) in ancestor.publishedChanges() where change.entity === entity && overlay[id] == nil {
-                overlay[id] = change
-            }
-        }
-        return overlay
+    /// The unsaved changes of this context and its ancestors, nearest level first: a nearer change
+    /// of a row hides a farther one. The levels are taken nearest first (the store is read after
+    /// them), so that a row moving up the stack meanwhile is seen at one level or the next.
+    func pendingOverlay() -> PendingOverlay {
+        PendingOverlay(ownObjects: changedObjects, levels: [childChanges] + ancestors.map { $0.publishedChanges() })
     }
 
     /// The matching rows, sorted, with offset and limit applied. With `keysOnly`, rows from the
@@ -78,7 +66,6 @@ extension ManagedObjectContext {
     func fetchRows<Object>(
         _ request: FetchRequest<Object>, entity: EntityDescription, keysOnly: Bool
     ) throws -> [(ObjectID, RowSnapshot)] {
-        let overlay = request.includesPendingChanges ? pendingOverlay(for: entity) : [:]
         let sorts = request.sortDescriptors.map { (entity.propertyIndex($0.property), $0.ascending) }
         var arguments: [StoreValue] = []
         let condition = request.predicate.node.sql(&arguments)
@@ -86,17 +73,28 @@ extension ManagedObjectContext {
             entity: entity, condition: condition, arguments: arguments, sorts: sorts,
             limit: request.fetchLimit, offset: request.fetchOffset,
             columns: keysOnly ? .sortKeys : .all)
-        if overlay.isEmpty {
+        guard request.includesPendingChanges else {
             return try store.fetchRows(query)
         }
-        // The overlay can hide at most overlay.count of the store's rows: fetch that many more.
-        query.limit = request.fetchLimit.map { $0 + request.fetchOffset + overlay.count }
-        query.offset = 0
-        var rows = try store.fetchRows(query).filter { overlay[$0.0] == nil }
-        for (id, change) in overlay
-        where change.kind != .delete && request.predicate.node.evaluate(change.values, entity: entity) {
-            rows.append((id, RowSnapshot(values: change.values, stamp: change.stamp)))
+        // The pending rows that match, each row once (its nearest change), tested as they are
+        // walked: no copy of the pending changes is made.
+        let overlay = pendingOverlay()
+        var pendingCount = 0
+        var matches: [(ObjectID, RowSnapshot)] = []
+        overlay.forEachVisibleChange(of: entity) { id, change in
+            pendingCount += 1
+            if change.kind != .delete && request.predicate.node.evaluate(change.values, entity: entity) {
+                matches.append((id, RowSnapshot(values: change.values, stamp: change.stamp)))
+            }
         }
+        if pendingCount == 0 {
+            return try store.fetchRows(query)
+        }
+        // The overlay can hide at most pendingCount of the store's rows: fetch that many more.
+        query.limit = request.fetchLimit.map { $0 + request.fetchOffset + pendingCount }
+        query.offset = 0
+        var rows = try store.fetchRows(query).filter { overlay.change(for: $0.0) == nil }
+        rows += matches
         rows.sort { lhs, rhs in
             for (index, ascending) in sorts {
                 let a = lhs.1.values[index]
@@ -109,6 +107,50 @@ extension ManagedObjectContext {
         let start = min(request.fetchOffset, rows.count)
         let end = request.fetchLimit.map { min(rows.count, start + $0) } ?? rows.count
         return Array(rows[start..<end])
+    }
+}
+
+/// The unsaved changes above a fetch, looked up in place: the fetching context's own changed
+/// objects, then its child changes and each ancestor's published changes, nearest first.
+struct PendingOverlay {
+    let ownObjects: [ObjectID: ManagedObject]
+    let levels: [ChangeSet]
+
+    /// The nearest change of `id`, if any level has one.
+    func change(for id: ObjectID) -> RowChange? {
+        if let object = ownObjects[id], let change = object.pendingChange() { return change }
+        for level in levels {
+            if let change = level[id] { return change }
+        }
+        return nil
+    }
+
+    /// True when no level has a change of `entity`.
+    func isEmpty(for entity: EntityDescription) -> Bool {
+        var empty = true
+        forEachVisibleChange(of: entity) { _, _ in empty = false }
+        return empty
+    }
+
+    /// Calls `body` with the nearest change of every row of `entity` that has one.
+    func forEachVisibleChange(of entity: EntityDescription, _ body: (ObjectID, RowChange) -> Void) {
+        for (id, object) in ownObjects where object.entity === entity {
+            if let change = object.pendingChange() { body(id, change) }
+        }
+        for (depth, level) in levels.enumerated() {
+            for (id, change) in level where change.entity === entity && !hidden(id, above: depth) {
+                body(id, change)
+            }
+        }
+    }
+
+    /// True when a level nearer than `depth` (or the own objects) has a change of `id`.
+    private func hidden(_ id: ObjectID, above depth: Int) -> Bool {
+        if let object = ownObjects[id], object.pendingChange() != nil { return true }
+        for level in levels[..<depth] where level[id] != nil {
+            return true
+        }
+        return false
     }
 }
 
