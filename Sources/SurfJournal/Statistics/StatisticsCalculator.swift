@@ -23,17 +23,20 @@ public enum StatisticsCalculator: Sendable {
                 aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")]))
         var bestMonths: [String: (month: Int, rating: Double, sessions: Int)] = [:]
         for row in perMonth {
-            guard let location = row["location"]?.text, let month = row["month"]?.int,
-                let sessions = row["sessions"]?.int, let rating = row["meanRating"]?.double
+            guard let location = row["location"].flatMap(String.init(storeValue:)),
+                let month = row["month"].flatMap(Int.init(storeValue:)),
+                let sessions = row["sessions"].flatMap(Int.init(storeValue:)),
+                let rating = row["meanRating"].flatMap(Double.init(storeValue:))
             else { continue }
             if let best = bestMonths[location], (best.rating, best.sessions) >= (rating, sessions) { continue }
             bestMonths[location] = (month, rating, sessions)
         }
         return perLocation.compactMap { row in
-            guard let location = row["location"]?.text else { return nil }
+            guard let location = row["location"].flatMap(String.init(storeValue:)) else { return nil }
             return SurfStatistics.Location(
-                location: location, sessions: row["sessions"]?.int ?? 0, meanRating: row["meanRating"]?.double,
-                meanWaveHeight: row["meanHeight"]?.double, bestMonth: bestMonths[location]?.month)
+                location: location, sessions: row["sessions"].flatMap(Int.init(storeValue:)) ?? 0,
+                meanRating: row["meanRating"].flatMap(Double.init(storeValue:)),
+                meanWaveHeight: row["meanHeight"].flatMap(Double.init(storeValue:)), bestMonth: bestMonths[location]?.month)
         }
     }
 
@@ -55,41 +58,22 @@ public enum StatisticsCalculator: Sendable {
             let id = ObjectID(storeIdentifier: context.storeIdentifier, entityName: BuoyStation.entity.name, primaryKey: key)
             let station = try? context.existingObject(with: id) as? BuoyStation
             func summary(_ count: String, _ minimum: String, _ mean: String, _ maximum: String) -> SurfStatistics.Summary? {
-                guard (row[count]?.int ?? 0) > 0, let low = row[minimum]?.double, let average = row[mean]?.double,
-                    let high = row[maximum]?.double
+                guard (row[count].flatMap(Int.init(storeValue:)) ?? 0) > 0,
+                    let low = row[minimum].flatMap(Double.init(storeValue:)),
+                    let average = row[mean].flatMap(Double.init(storeValue:)),
+                    let high = row[maximum].flatMap(Double.init(storeValue:))
                 else { return nil }
                 return SurfStatistics.Summary(minimum: low, mean: average, maximum: high)
             }
             result.append(
                 SurfStatistics.Station(
                     stationID: station?.stationID ?? "#\(key)", name: station?.name,
-                    observations: row["observations"]?.int ?? 0,
-                    firstTime: row["first"]?.double.map(Date.init(timeIntervalSince1970:)),
-                    lastTime: row["last"]?.double.map(Date.init(timeIntervalSince1970:)),
+                    observations: row["observations"].flatMap(Int.init(storeValue:)) ?? 0,
+                    firstTime: row["first"].flatMap(Date.init(storeValue:)),
+                    lastTime: row["last"].flatMap(Date.init(storeValue:)),
                     waveHeight: summary("heights", "minHeight", "meanHeight", "maxHeight"),
                     dominantPeriod: summary("periods", "minPeriod", "meanPeriod", "maxPeriod")))
         }
         return result.sorted { $0.stationID < $1.stationID }
-    }
-}
-
-extension StoreValue {
-    var text: String? {
-        if case let .text(value) = self { return value }
-        return nil
-    }
-    var int: Int? {
-        switch self {
-        case let .integer(value): return Int(value)
-        case let .real(value): return Int(value)
-        default: return nil
-        }
-    }
-    var double: Double? {
-        switch self {
-        case let .integer(value): return Double(value)
-        case let .real(value): return value
-        default: return nil
-        }
     }
 }
