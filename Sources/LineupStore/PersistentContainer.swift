@@ -18,6 +18,10 @@ public final class PersistentContainer: Sendable {
     public let store: SQLiteStore
     public let writerContext: ManagedObjectContext
     public let mainContext: ManagedObjectContext
+    private let automaticFlush: AutomaticFlush
+
+    /// The default of ``automaticFlushRowLimit``.
+    public static let defaultAutomaticFlushRowLimit = 25_000
 
     public init(url: URL, model: ManagedObjectModel, logger: Logger) throws {
         store = try SQLiteStore(url: url, model: model, logger: logger)
@@ -25,6 +29,26 @@ public final class PersistentContainer: Sendable {
             concurrencyType: .privateQueue, name: "writer", parent: .store(store), logger: logger)
         mainContext = ManagedObjectContext(
             concurrencyType: .mainQueue, name: "main", parent: .context(writerContext), logger: logger)
+        automaticFlush = AutomaticFlush(rowLimit: Self.defaultAutomaticFlushRowLimit, logger: logger)
+        installAutomaticFlush()
+    }
+
+    private func installAutomaticFlush() {
+        mainContext.settings.withLock { settings in
+            // Weak: the main context's settings must not keep its container alive.
+            settings.childSaveAccepted = { [weak self] rows in
+                guard let self else { return }
+                automaticFlush.mainContextHolds(rows) { [weak self] in try self?.flush() }
+            }
+        }
+    }
+
+    /// When a child's save leaves more than this many unsaved rows in the main context, a flush
+    /// starts in the background, so that a large job reaches the disk while it runs and the main
+    /// context's memory stays bounded (see ``flush()``). 0 leaves flushing to the caller alone.
+    public var automaticFlushRowLimit: Int {
+        get { automaticFlush.rowLimit }
+        set { automaticFlush.rowLimit = newValue }
     }
 
     /// A private-queue child of the main context, e.g. for one job.
@@ -35,6 +59,9 @@ public final class PersistentContainer: Sendable {
     /// Saves main into the writer, then the writer into the store (one transaction). The main
     /// context is busy only for the first step, which moves changes in memory; the disk write
     /// happens on the writer's queue.
+    ///
+    /// When it returns, every change the main context held when it was called is on disk, even
+    /// if another flush (an automatic one) ran at the same time: the writer's queue orders them.
     @discardableResult
     public func flush() throws -> FlushReport {
         let started = ContinuousClock.now

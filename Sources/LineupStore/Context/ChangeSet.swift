@@ -47,6 +47,11 @@ struct ChangeSet: Sendable, Sequence {
         return nil
     }
 
+    /// Whether the change of `id` in `segments[position]` is its newest (no newer segment has one).
+    func isNewest(_ id: ObjectID, at position: Int) -> Bool {
+        !segments[..<position].contains { $0[id] != nil }
+    }
+
     /// Adds `segment` as the newest.
     mutating func prepend(_ segment: ChangeSegment) {
         guard !segment.isEmpty else { return }
@@ -133,6 +138,13 @@ struct ChangeSegment: Sendable {
     private(set) var insertsOnly: Bool
     /// True when a change is of an entity with uniqueness constraints.
     private(set) var hasUniquenessConstraints: Bool
+    /// The rows by uniqueness key, when `hasUniquenessConstraints` (see ``UniqueKeyIndex``). Built
+    /// once with the segment, which is immutable but for the removal of rows.
+    private(set) var uniqueKeys: UniqueKeyIndex?
+    /// True once a context accepted the segment: its keys were checked against the context's view
+    /// (see ``UniquenessCheck``), so that no two checked segments of one context's changes give
+    /// the same key to rows both visible. A segment made of a context's own objects is not.
+    private(set) var keysChecked = false
 
     init() {
         rows = []
@@ -145,6 +157,7 @@ struct ChangeSegment: Sendable {
         self.rows = rows
         self.insertsOnly = insertsOnly
         self.hasUniquenessConstraints = hasUniquenessConstraints
+        self.uniqueKeys = hasUniquenessConstraints ? UniqueKeyIndex(rows) : nil
     }
 
     /// The two segments as one; `newer` wins for a key that both hold.
@@ -176,6 +189,12 @@ struct ChangeSegment: Sendable {
         self.init(
             sortedRows: merged, insertsOnly: newer.insertsOnly && older.insertsOnly,
             hasUniquenessConstraints: newer.hasUniquenessConstraints || older.hasUniquenessConstraints)
+        keysChecked = newer.keysChecked && older.keysChecked
+    }
+
+    /// Marks the segment as accepted by a context whose uniqueness check it passed.
+    mutating func markKeysChecked() {
+        keysChecked = true
     }
 
     var count: Int { rows.count }
@@ -187,9 +206,14 @@ struct ChangeSegment: Sendable {
         index(of: id).map { rows[$0].change }
     }
 
-    /// The position of `id`'s row: a binary search on the primary key.
+    /// The position of `id`'s row.
     func index(of id: ObjectID) -> Int? {
-        let key = id.primaryKey
+        guard let index = index(ofPrimaryKey: id.primaryKey), rows[index].id == id else { return nil }
+        return index
+    }
+
+    /// The position of the row with primary key `key`: a binary search.
+    func index(ofPrimaryKey key: Int64) -> Int? {
         var low = 0
         var high = rows.count
         while low < high {
@@ -200,7 +224,7 @@ struct ChangeSegment: Sendable {
                 high = middle
             }
         }
-        guard low < rows.count, rows[low].id == id else { return nil }
+        guard low < rows.count, rows[low].id.primaryKey == key else { return nil }
         return low
     }
 

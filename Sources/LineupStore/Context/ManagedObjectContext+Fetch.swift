@@ -77,17 +77,26 @@ extension ManagedObjectContext {
             return try store.fetchRows(query)
         }
         // The pending rows that match, each row once (its nearest change), tested as they are
-        // walked: no copy of the pending changes is made.
+        // walked: no copy of the pending changes is made. A fetch by natural key (all of a
+        // uniqueness constraint's properties pinned, as an upsert asks) looks its candidates up
+        // instead of walking every pending row; it then has no count of the pending rows to
+        // widen a limit with, so a fetch with a limit walks.
         let overlay = pendingOverlay()
         var pendingCount = 0
         var matches: [(ObjectID, RowSnapshot)] = []
-        overlay.forEachVisibleChange(of: entity) { id, change in
+        func consider(_ id: ObjectID, _ change: RowChange) {
             pendingCount += 1
             if change.kind != .delete && request.predicate.node.evaluate(change.values, entity: entity) {
                 matches.append((id, RowSnapshot(values: change.values, stamp: change.stamp)))
             }
         }
-        if pendingCount == 0 {
+        let lookedUp =
+            request.fetchLimit == nil
+            && overlay.forEachVisibleChange(of: entity, pinnedBy: request.predicate.node, consider)
+        if !lookedUp {
+            overlay.forEachVisibleChange(of: entity, consider)
+        }
+        if lookedUp ? overlay.isEmpty : pendingCount == 0 {
             return try store.fetchRows(query)
         }
         // The overlay can hide at most pendingCount of the store's rows: fetch that many more.
@@ -125,6 +134,11 @@ struct PendingOverlay {
         return nil
     }
 
+    /// True when there are no unsaved changes at all.
+    var isEmpty: Bool {
+        ownObjects.isEmpty && levels.allSatisfy(\.isEmpty)
+    }
+
     /// True when no level has a change of `entity`.
     func isEmpty(for entity: EntityDescription) -> Bool {
         var empty = true
@@ -142,6 +156,50 @@ struct PendingOverlay {
                 body(id, change)
             }
         }
+    }
+
+    /// Calls `body` with the nearest change of every row of `entity` that may match `predicate`,
+    /// when the predicate pins every property of one of the entity's uniqueness constraints to a
+    /// few values: the rows holding those keys are looked up in each segment's
+    /// ``UniqueKeyIndex`` (the own objects, few, are all visited). Returns false, having called
+    /// nothing, when no constraint is pinned. `body` must still test the predicate.
+    func forEachVisibleChange(
+        of entity: EntityDescription, pinnedBy predicate: PredicateNode, _ body: (ObjectID, RowChange) -> Void
+    ) -> Bool {
+        guard let keys = Self.pinnedKeys(of: entity, by: predicate) else { return false }
+        for (id, object) in ownObjects where object.entity === entity {
+            if let change = object.pendingChange() { body(id, change) }
+        }
+        for (depth, level) in levels.enumerated() {
+            for segment in level.segments where segment.hasUniquenessConstraints {
+                for key in keys {
+                    segment.forEachRow(holding: key) { row in
+                        if !hidden(row.id, above: depth) { body(row.id, row.change) }
+                    }
+                }
+            }
+        }
+        return true
+    }
+
+    /// Past this many keys, a look-up per key and segment is no longer cheaper than a walk.
+    static let pinnedKeyLimit = 50_000
+
+    /// The first uniqueness constraint of `entity` whose every property `predicate` pins, and
+    /// the keys it allows (each once).
+    private static func pinnedKeys(of entity: EntityDescription, by predicate: PredicateNode) -> [UniqueKeyIndex.Key]? {
+        constraints: for (constraint, names) in entity.uniquenessConstraints.enumerated() {
+            var keys: [[StoreValue]] = [[]]
+            for name in names {
+                guard let pinned = predicate.pinnedValues(of: name) else { continue constraints }
+                var distinct = Set<StoreValue>()
+                let values = pinned.filter { distinct.insert($0.comparisonKey).inserted }
+                guard keys.count * values.count <= pinnedKeyLimit else { continue constraints }
+                keys = keys.flatMap { prefix in values.map { prefix + [$0] } }
+            }
+            return keys.compactMap { UniqueKeyIndex.Key($0, constraint: constraint, of: entity) }
+        }
+        return nil
     }
 
     /// True when a level nearer than `depth` (or the own objects) has a change of `id`.

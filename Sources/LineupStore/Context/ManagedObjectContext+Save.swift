@@ -34,7 +34,14 @@ extension ManagedObjectContext {
                 try parentContext.accept(changes, policy: policy, from: self)
             }
         case let .store(store):
-            exceptions = try store.save(changes, policy: policy)
+            do {
+                exceptions = try store.save(changes, policy: policy)
+            } catch let error as StoreError where error.isUniqueIndexViolation {
+                // The writer leaves the check against the disk to the store's unique indexes (see
+                // `accept`); the transaction was rolled back. Name the rows as any check would.
+                try UniquenessCheck(context: self, includesStore: true).verify(changes)
+                throw error
+            }
         }
         adoptSaved(exceptions)
         postDidSave(ContextDidSave(changes: changes, exceptions: exceptions))
@@ -196,9 +203,15 @@ extension ManagedObjectContext {
             exceptions = resolution.exceptions
         }
         let incoming = ChangeSet([toApply] + adopted)
+        // Against the disk too, except at the writer: whatever it accepts it writes next, in a
+        // transaction that the store's unique indexes check anyway, and the rows that jobs save
+        // were checked against the disk on their way into the main context. A duplicate that
+        // reaches the writer fails the flush wherever it is found; the writer's save reports it
+        // with its rows (see `save`).
         if incoming.hasUniquenessConstraints {
-            try UniquenessCheck(context: self).verify(incoming)
+            try UniquenessCheck(context: self, includesStore: ancestors.count > 0).verify(incoming)
         }
+        for index in adopted.indices { adopted[index].markKeysChecked() }
         if !toApply.isEmpty {
             var merged = ChangeSegment.Builder(capacity: toApply.count)
             for row in toApply.rows {
@@ -211,13 +224,18 @@ extension ManagedObjectContext {
                     merged.append(change, for: id)
                 }
             }
-            childChanges.prepend(merged.build())
+            var checked = merged.build()
+            checked.markKeysChecked()
+            childChanges.prepend(checked)
         }
         childChanges.prepend(contentsOf: ChangeSet(adopted))
         childChanges.compact()
         needsPublish = true
         processPendingChanges()
         notifyChildren(of: ContextDidSave(changes: changes, exceptions: exceptions), except: child)
+        if let childSaveAccepted = settings.withLock({ $0.childSaveAccepted }) {
+            childSaveAccepted(childChanges.count)
+        }
         return exceptions
     }
 

@@ -4,23 +4,52 @@ import Synchronization
 /// context sees the rows (its own unsaved changes, its ancestors', the store). Checked when a
 /// context accepts a child's save, so that a duplicate never travels up to fail the writer's
 /// transaction (which would hold back every other job's changes).
+///
+/// Each incoming key is looked up, not searched for: in the pending segments' ``UniqueKeyIndex``es
+/// nearest level first, then in the store's unique index. And the segments a context accepted
+/// were checked against each other then (see ``ChangeSegment/keysChecked``): when they move up
+/// together, only the rows new to the check are compared with the rest of the save. The cost
+/// follows the size of the save, not the number of rows waiting for the next flush.
 struct UniquenessCheck {
     let context: ManagedObjectContext
+    /// False to leave out the rows on disk (see `ManagedObjectContext.accept`).
+    var includesStore = true
+
+    /// The newest incoming change of a row, and whether its segment's keys were checked already.
+    private struct Claim {
+        let id: ObjectID
+        let change: RowChange
+        let keysChecked: Bool
+    }
 
     /// Checks `changes`, the changes about to be applied (the newest change of an ID counts).
     func verify(_ changes: ChangeSet) throws {
-        var byEntity: [EntityDescription: [(ObjectID, RowChange)]] = [:]
-        var seen = Set<ObjectID>()
-        for segment in changes.segments where segment.hasUniquenessConstraints {
+        let levels = [context.childChanges] + context.ancestors.map { $0.publishedChanges() }
+        // Rows of checked segments need a look only if something else may hold their keys: the
+        // disk, this context's objects, pending rows. (A writer that has written everything
+        // before receives a flush's rows with nothing to compare them with.)
+        let hasOthers = includesStore || !context.changedObjects.isEmpty || levels.contains { $0.hasUniquenessConstraints }
+        var byEntity: [EntityDescription: [Claim]] = [:]
+        // An ID is in one segment of a change set, usually. Several segments are checked by
+        // primary key, which the store hands out across entities.
+        var seen = Set<Int64>()
+        let mayRepeat = changes.segments.count > 1
+        for (position, segment) in changes.segments.enumerated() where segment.hasUniquenessConstraints {
+            if segment.keysChecked && !hasOthers { continue }
             for row in segment.rows where row.change.entity.hasUniquenessConstraints {
-                guard seen.insert(row.id).inserted else { continue }
-                byEntity[row.change.entity, default: []].append((row.id, row.change))
+                if mayRepeat {
+                    // Skipping checked segments leaves `seen` without their rows: ask them.
+                    let isNewest = hasOthers ? seen.insert(row.id.primaryKey).inserted : changes.isNewest(row.id, at: position)
+                    if !isNewest { continue }
+                }
+                byEntity[row.change.entity, default: []].append(
+                    Claim(id: row.id, change: row.change, keysChecked: segment.keysChecked))
             }
         }
         var conflicts: [MergeConflict] = []
-        for (entity, changes) in byEntity {
-            for constraint in entity.uniquenessConstraints {
-                conflicts += try check(constraint, of: entity, changes)
+        for (entity, claims) in byEntity {
+            for constraint in entity.uniquenessConstraints.indices {
+                conflicts += try check(constraint, of: entity, claims, in: changes, levels: levels)
             }
         }
         guard conflicts.isEmpty else {
@@ -29,55 +58,87 @@ struct UniquenessCheck {
     }
 
     private func check(
-        _ constraint: [String], of entity: EntityDescription, _ changes: [(ObjectID, RowChange)]
+        _ constraint: Int, of entity: EntityDescription, _ claims: [Claim], in changes: ChangeSet, levels: [ChangeSet]
     ) throws -> [MergeConflict] {
-        let indexes = constraint.map { entity.index(ofProperty: $0)! }
-        func key(_ values: [StoreValue]) -> [StoreValue]? {
-            let key = indexes.map { values[$0] }
-            return key.contains(where: \.isNull) ? nil : key  // NULLs are distinct, as in SQL.
+        let names = entity.uniquenessConstraints[constraint]
+        func conflict(_ id: ObjectID, with holder: ObjectID) -> MergeConflict {
+            MergeConflict(objectID: id, reason: .uniqueness(properties: names, existing: holder), changedProperties: names)
         }
-        // The keys the incoming changes claim, and the rows they move away from.
-        var claimed: [[StoreValue]: ObjectID] = [:]
+        // A row's nearest change decides its key: a row found at some level holds the key only if
+        // no nearer level (nor the incoming changes) changes it.
+        func isChangedNearer(than depth: Int, _ id: ObjectID) -> Bool {
+            if changes[id] != nil { return true }
+            if let object = context.changedObjects[id], object.pendingChange() != nil { return true }
+            return levels[..<depth].contains { $0[id] != nil }
+        }
+        // The context's own changed objects are the nearest level; a context that accepts saves
+        // rarely has many.
+        var ownKeys: [[StoreValue]: ObjectID] = [:]
+        for (id, object) in context.changedObjects where object.entity === entity && changes[id] == nil {
+            if let change = object.pendingChange(), change.kind != .delete,
+                let key = UniqueKeyIndex.Key(row: change.values, constraint: constraint, of: entity)
+            {
+                ownKeys[key.values] = id
+            }
+        }
+
+        // Segment by segment, each looked up for the claims still open: a segment is then taken
+        // out of its array once, not once per claim.
+        let keys = claims.map { claim in
+            claim.change.kind == .delete ? nil : UniqueKeyIndex.Key(row: claim.change.values, constraint: constraint, of: entity)
+        }
+        var holders = [ObjectID?](repeating: nil, count: claims.count)
+        // Two incoming rows with one key: one of them at least is new to the check. The one with
+        // the higher primary key is reported (once).
+        let unchecked = claims.indices.filter { !claims[$0].keysChecked && keys[$0] != nil }
+        if !unchecked.isEmpty {
+            for (position, segment) in changes.segments.enumerated() where segment.hasUniquenessConstraints {
+                for index in unchecked where holders[index] == nil {
+                    let claimant = claims[index].id
+                    segment.forEachRow(holding: keys[index]!) { other in
+                        guard holders[index] == nil, other.id != claimant, changes.isNewest(other.id, at: position) else { return }
+                        if !segment.keysChecked && other.id.primaryKey > claimant.primaryKey { return }
+                        holders[index] = other.id
+                    }
+                }
+            }
+        }
+        if !ownKeys.isEmpty {
+            for index in claims.indices where holders[index] == nil {
+                if let key = keys[index] { holders[index] = ownKeys[key.values] }
+            }
+        }
+        // Nearest level first: a claim whose key a level holds is settled there.
+        for (depth, level) in levels.enumerated() {
+            for segment in level.segments where segment.hasUniquenessConstraints {
+                for index in claims.indices where holders[index] == nil {
+                    guard let key = keys[index] else { continue }
+                    segment.forEachRow(holding: key) { row in
+                        if holders[index] == nil && !isChangedNearer(than: depth, row.id) { holders[index] = row.id }
+                    }
+                }
+            }
+        }
         var conflicts: [MergeConflict] = []
-        var touched = Set<ObjectID>()
-        for (id, change) in changes {
-            touched.insert(id)
-            guard change.kind != .delete, let key = key(change.values) else { continue }
-            if let other = claimed[key], other != id {
-                conflicts.append(MergeConflict(objectID: id, reason: .uniqueness(properties: constraint, existing: other), changedProperties: constraint))
-            }
-            claimed[key] = id
-        }
-        guard !claimed.isEmpty else { return conflicts }
-        // Rows already holding those keys in this context's view: overlays nearest first, then the store.
-        var decided = touched
-        var holders: [[StoreValue]: ObjectID] = [:]
-        func consider(_ id: ObjectID, _ change: RowChange) {
-            guard decided.insert(id).inserted else { return }
-            if change.kind != .delete, let key = key(change.values), claimed[key] != nil {
-                holders[key] = id
+        // The keys no pending row holds, one after the other.
+        var lookInStore: [StoreValue] = []
+        for index in claims.indices {
+            if let holder = holders[index] {
+                conflicts.append(conflict(claims[index].id, with: holder))
+            } else {
+                keys[index]?.appendValues(to: &lookInStore)
             }
         }
-        for (id, object) in context.changedObjects where object.entity === entity {
-            if let change = object.pendingChange() { consider(id, change) }
-        }
-        // Segments without constrained entities cannot hold a key: skip them unread.
-        for segment in context.childChanges.segments where segment.hasUniquenessConstraints {
-            for row in segment.rows where row.change.entity === entity { consider(row.id, row.change) }
-        }
-        for ancestor in context.ancestors {
-            for segment in ancestor.publishedChanges().segments where segment.hasUniquenessConstraints {
-                for row in segment.rows where row.change.entity === entity { consider(row.id, row.change) }
-            }
-        }
-        for (id, values) in try context.store.fetchKeys(Array(claimed.keys), of: indexes, entity: entity)
-        where !decided.contains(id) {
-            if let key = key(values), holders[key] == nil { holders[key] = id }
-        }
-        for (key, id) in claimed {
-            if let holder = holders[key], holder != id {
-                conflicts.append(
-                    MergeConflict(objectID: id, reason: .uniqueness(properties: constraint, existing: holder), changedProperties: constraint))
+        guard includesStore, !lookInStore.isEmpty else { return conflicts }
+        let positions = entity.uniqueKeyPositions[constraint]
+        for (holder, values) in try context.store.fetchKeys(lookInStore, of: positions, entity: entity)
+        where !isChangedNearer(than: levels.count, holder) {
+            // The incoming row that claims the key the store's row holds.
+            guard let key = UniqueKeyIndex.Key(values, constraint: constraint, of: entity) else { continue }
+            for (position, segment) in changes.segments.enumerated() where segment.hasUniquenessConstraints {
+                segment.forEachRow(holding: key) { row in
+                    if changes.isNewest(row.id, at: position) { conflicts.append(conflict(row.id, with: holder)) }
+                }
             }
         }
         return conflicts

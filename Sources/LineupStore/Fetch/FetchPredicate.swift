@@ -129,6 +129,31 @@ extension PredicateNode {
         }
     }
 
+    /// The values a matching row can have for `property`, when the predicate allows only some
+    /// (through `==`, `isIn`, `refers`, combined with `&&` and `||`); nil when it may allow any.
+    /// NULL is left out of the answer's reach: a predicate that lets NULL match pins nothing.
+    func pinnedValues(of property: String) -> [StoreValue]? {
+        switch self {
+        case .constant(false):
+            return []
+        case let .compare(name, .equal, value) where name == property && !value.isNull:
+            return [value]
+        case let .isIn(name, candidates) where name == property && !candidates.values.contains(where: \.isNull):
+            return candidates.values
+        case let .and(lhs, rhs):
+            switch (lhs.pinnedValues(of: property), rhs.pinnedValues(of: property)) {
+            case let (left?, right?): return left.count <= right.count ? left : right
+            case let (left?, nil): return left
+            case let (nil, right): return right
+            }
+        case let .or(lhs, rhs):
+            guard let left = lhs.pinnedValues(of: property), let right = rhs.pinnedValues(of: property) else { return nil }
+            return left + right
+        default:
+            return nil
+        }
+    }
+
     /// Evaluates the predicate on a row in memory (for unsaved changes).
     func evaluate(_ values: [StoreValue], entity: EntityDescription) -> Bool {
         switch self {

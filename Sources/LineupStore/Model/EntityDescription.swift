@@ -14,6 +14,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let indexes: [[String]]
     /// Whether `uniquenessConstraints` has any: asked for every row a save moves.
     let hasUniquenessConstraints: Bool
+    /// The positions in a row of each uniqueness constraint's properties.
+    let uniqueKeyPositions: [[Int]]
     /// The values of a newly inserted object.
     let defaultValues: [StoreValue]
     let objectType: ManagedObject.Type
@@ -48,6 +50,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
                 precondition(indexes[property] != nil, "\(name): unknown property \(property) in a constraint or index")
             }
         }
+        self.uniqueKeyPositions = uniquenessConstraints.map { $0.map { indexes[$0]! } }
     }
 
     /// The index of a property in this entity's rows, or nil if it has no such property.

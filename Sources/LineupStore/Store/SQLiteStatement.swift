@@ -138,7 +138,10 @@ struct SQLiteStatement {
         let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(code)"
         let primary = code & 0xff
         if primary == SQLITE_CONSTRAINT {
-            return StoreError(.mergeConflict, "constraint violated: \(message)")
+            // The extended code tells a unique index's refusal apart (see `isUniqueIndexViolation`).
+            return StoreError(
+                .mergeConflict, "constraint violated: \(message)",
+                underlying: DatabaseError(resultCode: ResultCode(rawValue: code), message: message))
         }
         return StoreError(.sqlite, "\(message) (code \(code))")
     }

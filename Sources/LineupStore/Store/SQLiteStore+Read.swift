@@ -76,27 +76,34 @@ extension SQLiteStore {
         return result
     }
 
-    /// Saved rows whose `indexes` properties equal one of `keys`, with those values.
-    func fetchKeys(_ keys: [[StoreValue]], of indexes: [Int], entity: EntityDescription) throws -> [(ObjectID, [StoreValue])] {
-        let columns = indexes.map { quoted(entity.properties[$0].name) }
-        let tuple = "(" + Array(repeating: "?", count: indexes.count).joined(separator: ",") + ")"
-        var result: [(ObjectID, [StoreValue])] = []
-        for chunk in keys.chunked(max(1, 500 / indexes.count)) {
-            let sql = "SELECT pk, \(columns.joined(separator: ", ")) FROM \(quoted(entity.name)) WHERE (\(columns.joined(separator: ", "))) IN (VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ",")))"
-            let storeIdentifier = identifier
-            result += try read { db in
-                let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
-                statement.bind(chunk.flatMap { $0 })
+    /// Saved rows whose `indexes` properties equal one of `keys`, with those values. `keys` holds
+    /// the keys one after the other, `indexes.count` values each.
+    ///
+    /// The keys are joined to the table (`CROSS JOIN` keeps them the outer loop), so that each key
+    /// is one search of the table's unique index: `(a, b) IN (VALUES …)` would scan the table.
+    func fetchKeys(_ keys: [StoreValue], of indexes: [Int], entity: EntityDescription) throws -> [(ObjectID, [StoreValue])] {
+        let width = indexes.count
+        let columns = indexes.map { "t." + quoted(entity.properties[$0].name) }
+        let joins = columns.indices.map { "\(columns[$0]) = k.column\($0 + 1)" }.joined(separator: " AND ")
+        let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
+        func sql(keyCount: Int) -> String {
+            "SELECT t.pk, \(columns.joined(separator: ", ")) FROM (VALUES \(Array(repeating: tuple, count: keyCount).joined(separator: ","))) AS k CROSS JOIN \(quoted(entity.name)) AS t ON \(joins)"
+        }
+        let storeIdentifier = identifier
+        return try read { db in
+            var rows: [(ObjectID, [StoreValue])] = []
+            // A few hundred keys per statement: one statement (cached) serves all full chunks.
+            for chunk in keys.chunked(max(1, 500 / width) * width) {
+                let statement = SQLiteStatement(try db.cachedStatement(sql: sql(keyCount: chunk.count / width)), in: db)
+                statement.bind(Array(chunk))
                 defer { statement.reset() }
-                var rows: [(ObjectID, [StoreValue])] = []
                 while try statement.step() {
                     let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: statement.int64(at: 0))
-                    rows.append((id, indexes.indices.map { statement.value(at: Int32($0 + 1)) }))
+                    rows.append((id, (0..<width).map { statement.value(at: Int32($0 + 1)) }))
                 }
-                return rows
             }
+            return rows
         }
-        return result
     }
 
     func count(entity: EntityDescription, condition: String, arguments: [StoreValue]) throws -> Int {

@@ -179,3 +179,11 @@ private struct Statements {
         for (_, statement) in statements { statement.clearBindings() }
     }
 }
+
+extension StoreError {
+    /// True when SQLite refused a write because a unique index already holds the key.
+    var isUniqueIndexViolation: Bool {
+        guard let error = underlying as? DatabaseError else { return false }
+        return error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+    }
+}
