@@ -8,68 +8,78 @@
 /// It keeps hashes and primary keys only: building it allocates nothing per row, and a look-up
 /// returns candidates that the segment confirms against the row itself. So an entry left behind
 /// by a row removed from the segment is harmless: it no longer finds its row.
-struct UniqueKeyIndex: Sendable {
+///
+/// A class, immutable once built: a segment (a value that is copied about) holds one reference,
+/// and a look-up retains nothing.
+final class UniqueKeyIndex: Sendable {
     /// The values of one uniqueness constraint of an entity, hashed once for the look-ups in
     /// every segment.
     struct Key {
         unowned(unsafe) let entity: EntityDescription
         /// The constraint's number in `entity.uniquenessConstraints`.
         let constraint: Int
-        /// The values are `source[positions[0]]`, `source[positions[1]]`, …: a row shares its
-        /// values array instead of copying its key out of it.
+        /// A whole row (`isRow`), whose key a look-up reads in place instead of copying it out,
+        /// or the key's values. One reference: keys are passed around in tight loops.
         private let source: [StoreValue]
-        private let positions: [Int]
+        private let isRow: Bool
         fileprivate let hash: Int
 
         /// The key `values` (in the order of the constraint's properties). Nil when a value is
         /// NULL: NULLs are distinct, as in SQL, so such a row holds no key.
         init?(_ values: [StoreValue], constraint: Int, of entity: EntityDescription) {
-            let positions = values.count < Self.allPositions.count ? Self.allPositions[values.count] : Array(values.indices)
-            self.init(source: values, positions: positions, constraint: constraint, of: entity)
+            self.init(source: values, isRow: false, constraint: constraint, of: entity)
         }
-
-        /// `[0, 1, …, n - 1]` for small n, shared by the keys made of values.
-        private static let allPositions = (0..<8).map { Array(0..<$0) }
 
         /// The key that a row of `entity` holds, or nil.
         init?(row: [StoreValue], constraint: Int, of entity: EntityDescription) {
-            self.init(source: row, positions: entity.uniqueKeyPositions[constraint], constraint: constraint, of: entity)
+            self.init(source: row, isRow: true, constraint: constraint, of: entity)
         }
 
-        private init?(source: [StoreValue], positions: [Int], constraint: Int, of entity: EntityDescription) {
-            guard let hash = UniqueKeyIndex.hash(entity, constraint, count: positions.count, value: { source[positions[$0]] })
-            else { return nil }
+        private init?(source: [StoreValue], isRow: Bool, constraint: Int, of entity: EntityDescription) {
             self.entity = entity
             self.constraint = constraint
             self.source = source
-            self.positions = positions
+            self.isRow = isRow
+            let positions = entity.uniqueKeyPositions[constraint]
+            guard
+                let hash = UniqueKeyIndex.hash(entity, constraint, count: positions.count, value: { index in
+                    isRow ? source[positions[index]] : source[index]
+                })
+            else { return nil }
             self.hash = hash
         }
 
+        private var count: Int { entity.uniqueKeyPositions[constraint].count }
+
+        /// The key's value number `index`, in the order of the constraint's properties.
+        private func value(_ index: Int) -> StoreValue {
+            isRow ? source[entity.uniqueKeyPositions[constraint][index]] : source[index]
+        }
+
         /// In the order of the constraint's properties.
-        var values: [StoreValue] { positions.map { source[$0] } }
+        var values: [StoreValue] { (0..<count).map(value) }
 
         /// Appends the values to `list` (in the order of the constraint's properties).
         func appendValues(to list: inout [StoreValue]) {
-            for position in positions { list.append(source[position]) }
+            for index in 0..<count { list.append(value(index)) }
         }
 
         /// Whether `row`, a row of `entity`, holds this key (as SQL compares values).
         func isHeld(by row: [StoreValue]) -> Bool {
-            let rowPositions = entity.uniqueKeyPositions[constraint]
-            return positions.indices.allSatisfy { row[rowPositions[$0]].sqlEquals(source[positions[$0]]) }
+            let positions = entity.uniqueKeyPositions[constraint]
+            return positions.indices.allSatisfy { row[positions[$0]].sqlEquals(value($0)) }
         }
     }
 
     /// The key's hash → the primary key of the first row with it.
-    private var firstRow: [Int: Int64] = [:]
+    private let firstRow: [Int: Int64]
     /// The other rows whose key has the same hash (a duplicate, or a hash collision).
-    private var otherRows: [Int: [Int64]] = [:]
+    private let otherRows: [Int: [Int64]]
     /// A Bloom filter of the hashes, 16 bits per key: most look-ups are for keys that a segment
     /// does not hold (a new row is checked against every pending segment), and the filter answers
     /// those from a few cache lines instead of a miss in a large hash table.
-    private var filter: [UInt64] = []
-    private var filterMask = 0
+    private let filter: [UInt64]
+    private let filterMask: Int
 
     /// Indexes the inserts and updates of constrained entities among `rows`; deletes hold no key.
     init(_ rows: [ChangeSegment.Row]) {
@@ -85,12 +95,12 @@ struct UniqueKeyIndex: Sendable {
             }
         }
         let bits = max(64, (hashes.count * 16).roundedUpToPowerOfTwo)
-        filter = Array(repeating: 0, count: bits / 64)
-        filterMask = bits - 1
-        firstRow.reserveCapacity(hashes.count)
+        var filter = [UInt64](repeating: 0, count: bits / 64)
+        var firstRow: [Int: Int64] = Dictionary(minimumCapacity: hashes.count)
+        var otherRows: [Int: [Int64]] = [:]
         for (hash, primaryKey) in hashes {
             for probe in 0..<3 {
-                let bit = filterBit(probe, of: hash)
+                let bit = Self.filterBit(probe, of: hash, mask: bits - 1)
                 filter[bit >> 6] |= 1 << UInt64(bit & 63)
             }
             if firstRow[hash] == nil {
@@ -99,23 +109,27 @@ struct UniqueKeyIndex: Sendable {
                 otherRows[hash, default: []].append(primaryKey)
             }
         }
+        self.filter = filter
+        self.filterMask = bits - 1
+        self.firstRow = firstRow
+        self.otherRows = otherRows
     }
 
-    /// Calls `body` with the primary key of each row that may hold `key`.
-    func forEachCandidate(for key: Key, _ body: (Int64) throws -> Void) rethrows {
-        guard filterHasBits(of: key.hash), let first = firstRow[key.hash] else { return }
-        try body(first)
-        for other in otherRows[key.hash] ?? [] { try body(other) }
+    /// The primary keys of the rows that may hold the key with `hash` (usually none, else one).
+    func candidates(forHash hash: Int) -> [Int64] {
+        guard filterHasBits(of: hash), let first = firstRow[hash] else { return [] }
+        guard let others = otherRows[hash] else { return [first] }
+        return [first] + others
     }
 
     /// The filter's three bits for `hash`, by double hashing (the hash is already well mixed).
-    private func filterBit(_ probe: Int, of hash: Int) -> Int {
-        (hash &+ probe &* ((hash >> 32) | 1)) & filterMask
+    private static func filterBit(_ probe: Int, of hash: Int, mask: Int) -> Int {
+        (hash &+ probe &* ((hash >> 32) | 1)) & mask
     }
 
     private func filterHasBits(of hash: Int) -> Bool {
         for probe in 0..<3 {
-            let bit = filterBit(probe, of: hash)
+            let bit = Self.filterBit(probe, of: hash, mask: filterMask)
             if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
         }
         return true
@@ -142,13 +156,12 @@ extension ChangeSegment {
     /// Calls `body` with each insert or update in this segment that holds `key`.
     func forEachRow(holding key: UniqueKeyIndex.Key, _ body: (Row) throws -> Void) rethrows {
         guard let uniqueKeys else { return }
-        try uniqueKeys.forEachCandidate(for: key) { primaryKey in
-            guard let index = index(ofPrimaryKey: primaryKey) else { return }
-            let row = rows[index]
-            guard row.change.entity === key.entity, row.change.kind != .delete, key.isHeld(by: row.change.values) else {
-                return
+        for primaryKey in uniqueKeys.candidates(forHash: key.hash) {
+            guard let index = index(ofPrimaryKey: primaryKey) else { continue }
+            let change = rows[index].change
+            if change.entity === key.entity && change.kind != .delete && key.isHeld(by: change.values) {
+                try body(rows[index])
             }
-            try body(row)
         }
     }
 }

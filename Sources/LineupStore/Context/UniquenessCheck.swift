@@ -83,19 +83,24 @@ struct UniquenessCheck {
         }
 
         // Segment by segment, each looked up for the claims still open: a segment is then taken
-        // out of its array once, not once per claim.
-        let keys = claims.map { claim in
-            claim.change.kind == .delete ? nil : UniqueKeyIndex.Key(row: claim.change.values, constraint: constraint, of: entity)
+        // out of its array once, not once per claim. `keys` and `claimants` are the claims that
+        // hold a key, side by side.
+        var keys: [UniqueKeyIndex.Key] = []
+        var claimants: [Claim] = []
+        for claim in claims where claim.change.kind != .delete {
+            guard let key = UniqueKeyIndex.Key(row: claim.change.values, constraint: constraint, of: entity) else { continue }
+            keys.append(key)
+            claimants.append(claim)
         }
-        var holders = [ObjectID?](repeating: nil, count: claims.count)
+        var holders = [ObjectID?](repeating: nil, count: keys.count)
         // Two incoming rows with one key: one of them at least is new to the check. The one with
         // the higher primary key is reported (once).
-        let unchecked = claims.indices.filter { !claims[$0].keysChecked && keys[$0] != nil }
+        let unchecked = claimants.indices.filter { !claimants[$0].keysChecked }
         if !unchecked.isEmpty {
             for (position, segment) in changes.segments.enumerated() where segment.hasUniquenessConstraints {
                 for index in unchecked where holders[index] == nil {
-                    let claimant = claims[index].id
-                    segment.forEachRow(holding: keys[index]!) { other in
+                    let claimant = claimants[index].id
+                    segment.forEachRow(holding: keys[index]) { other in
                         guard holders[index] == nil, other.id != claimant, changes.isNewest(other.id, at: position) else { return }
                         if !segment.keysChecked && other.id.primaryKey > claimant.primaryKey { return }
                         holders[index] = other.id
@@ -104,16 +109,15 @@ struct UniquenessCheck {
             }
         }
         if !ownKeys.isEmpty {
-            for index in claims.indices where holders[index] == nil {
-                if let key = keys[index] { holders[index] = ownKeys[key.values] }
+            for index in keys.indices where holders[index] == nil {
+                holders[index] = ownKeys[keys[index].values]
             }
         }
         // Nearest level first: a claim whose key a level holds is settled there.
         for (depth, level) in levels.enumerated() {
             for segment in level.segments where segment.hasUniquenessConstraints {
-                for index in claims.indices where holders[index] == nil {
-                    guard let key = keys[index] else { continue }
-                    segment.forEachRow(holding: key) { row in
+                for index in keys.indices where holders[index] == nil {
+                    segment.forEachRow(holding: keys[index]) { row in
                         if holders[index] == nil && !isChangedNearer(than: depth, row.id) { holders[index] = row.id }
                     }
                 }
@@ -122,11 +126,11 @@ struct UniquenessCheck {
         var conflicts: [MergeConflict] = []
         // The keys no pending row holds, one after the other.
         var lookInStore: [StoreValue] = []
-        for index in claims.indices {
+        for index in keys.indices {
             if let holder = holders[index] {
-                conflicts.append(conflict(claims[index].id, with: holder))
+                conflicts.append(conflict(claimants[index].id, with: holder))
             } else {
-                keys[index]?.appendValues(to: &lookInStore)
+                keys[index].appendValues(to: &lookInStore)
             }
         }
         guard includesStore, !lookInStore.isEmpty else { return conflicts }
