@@ -19,6 +19,10 @@ public final class PersistentContainer: Sendable {
     public let writerContext: ManagedObjectContext
     public let mainContext: ManagedObjectContext
     private let automaticFlush: AutomaticFlush
+    /// Held for a whole flush: two flushes at once (the daemon's and an automatic one) would
+    /// have the second wait for the writer's disk write on the main context's queue, stalling
+    /// everything that uses the main context meanwhile. They wait here instead.
+    private let flushLock = NSLock()
 
     /// The default of ``automaticFlushRowLimit``.
     public static let defaultAutomaticFlushRowLimit = 25_000
@@ -60,22 +64,28 @@ public final class PersistentContainer: Sendable {
     /// context is busy only for the first step, which moves changes in memory; the disk write
     /// happens on the writer's queue.
     ///
-    /// When it returns, every change the main context held when it was called is on disk, even
-    /// if another flush (an automatic one) ran at the same time: the writer's queue orders them.
+    /// Flushes run one at a time: a flush called during another (an automatic one) waits for it,
+    /// on the calling thread. When it returns, every change the main context held when it was
+    /// called is on disk.
     @discardableResult
     public func flush() throws -> FlushReport {
+        flushLock.lock()
+        defer { flushLock.unlock() }
         let started = ContinuousClock.now
         let moved = try mainContext.performAndWait {
             let count = mainContext.pendingChanges().count
             try mainContext.save()
             return count
         }
+        let handedOver = ContinuousClock.now
         let written = try writerContext.performAndWait {
             let count = writerContext.pendingChanges().count
             try writerContext.save()
             return count
         }
-        return FlushReport(rowsFromMain: moved, rowsWritten: written, duration: ContinuousClock.now - started)
+        return FlushReport(
+            rowsFromMain: moved, rowsWritten: written, duration: ContinuousClock.now - started,
+            mainContextDuration: handedOver - started)
     }
 }
 
@@ -86,4 +96,7 @@ public struct FlushReport: Sendable {
     /// Changed rows written to disk (including any left in the writer by an earlier failed flush).
     public let rowsWritten: Int
     public let duration: Duration
+    /// The part of `duration` spent moving the changes from the main context into the writer
+    /// (the main context's queue is busy meanwhile); the rest is the writer's disk write.
+    public let mainContextDuration: Duration
 }

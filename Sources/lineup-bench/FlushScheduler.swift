@@ -31,10 +31,8 @@ struct FlushTiming {
 
 /// Runs the flushes of one benchmark run and times them.
 ///
-/// A flush is the two steps of `PersistentContainer.flush()`, made here one by one so that each
-/// can be timed without observers (a did-save observer makes every save build an event, which
-/// would slow down the very saves being measured): `mainContext.performAndWait { save }`, then
-/// `writerContext.performAndWait { save }`.
+/// A flush is `PersistentContainer.flush()`, as the daemon makes it (one at a time with the
+/// container's automatic flushes); its report times the two steps.
 final class FlushScheduler: Sendable {
     private struct State {
         var pending = false
@@ -87,18 +85,16 @@ final class FlushScheduler: Sendable {
     }
 
     private func flushNow() throws {
-        let main = container.mainContext
-        let writer = container.writerContext
-        let started = MonotonicClock.now()
-        try main.performAndWait { try main.save() }
-        let handedOver = MonotonicClock.now()
-        let wrote = try writer.performAndWait {
-            let hasChanges = writer.hasChanges
-            try writer.save()
-            return hasChanges
-        }
+        let report = try container.flush()
         let ended = MonotonicClock.now()
-        guard wrote else { return }
+        guard report.rowsWritten > 0 else { return }
+        let started = ended - Self.nanoseconds(report.duration)
+        let handedOver = started + Self.nanoseconds(report.mainContextDuration)
         state.withLock { $0.timings.append(FlushTiming(started: started, handedOver: handedOver, ended: ended)) }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 }
