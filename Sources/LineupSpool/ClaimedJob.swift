@@ -8,8 +8,8 @@ public struct ClaimedJob: Sendable, Hashable {
     public let name: String
     /// The file's name in `active/`, e.g. `20261122T193512.123456Z-4242-0a1b2c-1.i1.job.json`.
     public let fileName: String
-    /// The file in `active/`.
-    public let url: URL
+    /// The file's path in `active/`.
+    public let path: String
     /// The file's bytes (empty when the file could not be read; see ``decodeJobFile()``).
     public let contents: Data
     /// How many times a daemon stopped while running this job before this claim.
@@ -21,18 +21,23 @@ public struct ClaimedJob: Sendable, Hashable {
 
     init(
         fileName: JobFileName,
-        url: URL,
+        path: String,
         contents: Data,
         claimedAt: Date,
         loadFailure: SpoolError?
     ) {
         self.name = fileName.name
         self.fileName = fileName.fileName
-        self.url = url
+        self.path = path
         self.contents = contents
         self.interruptions = fileName.interruptions
         self.claimedAt = claimedAt
         self.loadFailure = loadFailure
+    }
+
+    /// The file in `active/`.
+    public var url: URL {
+        URL(fileURLWithPath: path)
     }
 
     var jobFileName: JobFileName {
@@ -45,6 +50,6 @@ public struct ClaimedJob: Sendable, Hashable {
         if let loadFailure {
             throw loadFailure
         }
-        return try JobFile(data: contents, path: url.path)
+        return try JobFile(data: contents, path: path)
     }
 }

@@ -45,7 +45,29 @@ public struct JobFailureReport: Sendable, Hashable, Codable {
 
     /// The report as pretty-printed JSON.
     public func encoded() throws(SpoolError) -> Data {
-        try ReportCoding.encode(self, path: nil)
+        try ReportCoding.encode(fields)
+    }
+
+    /// The report as a JSON object: what ``encoded()`` writes and `encode(to:)` encodes.
+    private var fields: [String: JSONValue] {
+        var fields: [String: JSONValue] = [
+            CodingKeys.name.rawValue: .string(name),
+            CodingKeys.reason.rawValue: .string(reason),
+            CodingKeys.attempts.rawValue: .integer(attempts),
+            CodingKeys.interruptions.rawValue: .integer(interruptions),
+            CodingKeys.retryable.rawValue: .bool(retryable),
+            CodingKeys.finishedAt.rawValue: .string(ReportCoding.string(from: finishedAt)),
+        ]
+        if let id {
+            fields[CodingKeys.id.rawValue] = .string(id)
+        }
+        if let kind {
+            fields[CodingKeys.kind.rawValue] = .string(kind)
+        }
+        if let startedAt {
+            fields[CodingKeys.startedAt.rawValue] = .string(ReportCoding.string(from: startedAt))
+        }
+        return fields
     }
 
     /// Reads a report written by ``encoded()``.
@@ -71,15 +93,6 @@ public struct JobFailureReport: Sendable, Hashable, Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encodeIfPresent(id, forKey: .id)
-        try container.encodeIfPresent(kind, forKey: .kind)
-        try container.encode(reason, forKey: .reason)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encode(interruptions, forKey: .interruptions)
-        try container.encode(retryable, forKey: .retryable)
-        try container.encodeReportDateIfPresent(startedAt, forKey: .startedAt)
-        try container.encodeReportDate(finishedAt, forKey: .finishedAt)
+        try JSONValue.object(fields).encode(to: encoder)
     }
 }

@@ -81,9 +81,15 @@ extension JobFile {
 
     /// Parses the bytes as one JSON object.
     static func decodeObject(_ data: Data, path: String?) throws(SpoolError) -> [String: JSONValue] {
+        let decoder = JSONDecoder()
+        // Straight into the fields, the case of every valid job file: decoding a `JSONValue`
+        // first would try (and fail) the four scalar types before it got to the object.
+        if let fields = try? decoder.decode([String: JSONValue].self, from: data) {
+            return fields
+        }
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
+            value = try decoder.decode(JSONValue.self, from: data)
         } catch {
             throw SpoolError(
                 code: .malformedJobFile,
@@ -91,14 +97,11 @@ extension JobFile {
                 message: "job file is not valid JSON: \(syntaxErrorDescription(data))"
             )
         }
-        guard case .object(let fields) = value else {
-            throw SpoolError(
-                code: .malformedJobFile,
-                path: path,
-                message: "job file must be a JSON object, found \(value.typeDescription)"
-            )
-        }
-        return fields
+        throw SpoolError(
+            code: .malformedJobFile,
+            path: path,
+            message: "job file must be a JSON object, found \(value.typeDescription)"
+        )
     }
 
     /// `JSONDecoder` on Linux says only "not valid JSON"; `JSONSerialization` says where

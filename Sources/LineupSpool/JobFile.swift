@@ -118,12 +118,10 @@ public struct JobFile: Sendable, Hashable {
 
     /// The file as compact JSON with sorted keys, ready to enqueue.
     public func encoded() throws(SpoolError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return try encoder.encode(fields)
+            return Data(try JSONTextWriter.text(of: .object(fields), style: .compact))
         } catch {
-            throw SpoolError(code: .invalidField, path: path, message: "cannot encode job file: \(error)")
+            throw SpoolError(code: .invalidField, path: path, message: "cannot encode job file: \(error.message)")
         }
     }
 

@@ -44,7 +44,24 @@ public struct JobResultReport: Sendable, Hashable, Codable {
 
     /// The report as pretty-printed JSON.
     public func encoded() throws(SpoolError) -> Data {
-        try ReportCoding.encode(self, path: nil)
+        try ReportCoding.encode(fields)
+    }
+
+    /// The report as a JSON object: what ``encoded()`` writes and `encode(to:)` encodes.
+    private var fields: [String: JSONValue] {
+        var fields: [String: JSONValue] = [
+            CodingKeys.name.rawValue: .string(name),
+            CodingKeys.kind.rawValue: .string(kind),
+            CodingKeys.attempts.rawValue: .integer(attempts),
+            CodingKeys.interruptions.rawValue: .integer(interruptions),
+            CodingKeys.startedAt.rawValue: .string(ReportCoding.string(from: startedAt)),
+            CodingKeys.finishedAt.rawValue: .string(ReportCoding.string(from: finishedAt)),
+            CodingKeys.details.rawValue: .object(details),
+        ]
+        if let id {
+            fields[CodingKeys.id.rawValue] = .string(id)
+        }
+        return fields
     }
 
     /// Reads a report written by ``encoded()``.
@@ -69,14 +86,6 @@ public struct JobResultReport: Sendable, Hashable, Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encodeIfPresent(id, forKey: .id)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encode(interruptions, forKey: .interruptions)
-        try container.encodeReportDate(startedAt, forKey: .startedAt)
-        try container.encodeReportDate(finishedAt, forKey: .finishedAt)
-        try container.encode(details, forKey: .details)
+        try JSONValue.object(fields).encode(to: encoder)
     }
 }

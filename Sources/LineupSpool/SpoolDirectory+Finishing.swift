@@ -54,25 +54,68 @@ extension SpoolDirectory {
     /// Writes the reports, then moves the job files, as the protocol orders it.
     func finish(_ jobs: [(ClaimedJob, Data)], in state: SpoolState) throws(SpoolError) {
         guard !jobs.isEmpty else { return }
-        let directory = path(of: state)
-        let sync = durability == .fsync
-        var written: [(temporary: String, report: String)] = []
-        written.reserveCapacity(jobs.count)
+        var staged: [StagedReport] = []
+        staged.reserveCapacity(jobs.count)
         for (job, report) in jobs {
-            let reportName = reportFileName(for: job.jobFileName, in: state)
-            let temporary = temporaryPath + "/." + reportName
-            try FileSystem.writeFile(temporary, contents: report, exclusive: false, sync: sync)
-            written.append((temporary, directory + "/" + reportName))
+            staged.append(try stage(report, of: job, for: state))
         }
-        for (temporary, report) in written {
-            guard try FileSystem.rename(temporary, to: report) else {
-                throw SpoolError(code: .notFound, path: temporary, message: "report vanished from tmp/ before it was moved")
+        try move(staged, into: state)
+    }
+
+    // MARK: Staged completion
+
+    /// Writes a claimed job's result report into `tmp/` (fsynced when the spool is durable),
+    /// ahead of the job's completion, so that ``complete(staged:)`` later only renames.
+    ///
+    /// This is the first step of ``complete(_:report:)`` taken early: a consumer that must
+    /// wait before it may complete a job (the daemon waits for the flush that carries the job's
+    /// changes) writes the report as soon as the job has finished, and what is left after the
+    /// wait is the renames. A staged report is invisible to the protocol: until it is renamed
+    /// into `done/` the job is not done, and a crash leaves only a stray file in `tmp/`, which
+    /// ``recoverActive(maxInterruptions:)`` removes. Staging the same job again replaces it.
+    ///
+    /// - Parameter report: the result report's bytes (usually ``JobResultReport/encoded()``).
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/io`` when the write fails.
+    public func stageResultReport(_ report: Data, of job: ClaimedJob) throws(SpoolError) -> StagedReport {
+        try stage(report, of: job, for: .done)
+    }
+
+    /// Marks a group of claimed jobs done whose reports were staged with
+    /// ``stageResultReport(_:of:)``: renames the reports into `done/` and fsyncs `done/` once,
+    /// then moves the job files and fsyncs `done/` once more. Stops at the first error; jobs
+    /// before it are done, the others stay in `active/` (their reports may already be in
+    /// `done/`, which recovery takes as done, or still in `tmp/`).
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when a staged report or
+    ///   a job file is no longer where it was; ``SpoolError/Code/io`` when a rename fails.
+    public func complete(staged: [StagedReport]) throws(SpoolError) {
+        try move(staged, into: .done)
+    }
+
+    /// Writes a report into `tmp/` under the dot-name recovery knows as a report temporary.
+    private func stage(_ report: Data, of job: ClaimedJob, for state: SpoolState) throws(SpoolError) -> StagedReport {
+        let reportName = reportFileName(for: job.jobFileName, in: state)
+        let temporary = temporaryPath + "/." + reportName
+        try FileSystem.writeFile(temporary, contents: report, exclusive: false, sync: durability == .fsync)
+        return StagedReport(job: job, temporaryPath: temporary, reportName: reportName)
+    }
+
+    /// Renames the staged reports into `state`'s directory, then the job files beside them,
+    /// with one directory sync after each half: a job file never reaches `done/` or `failed/`
+    /// before its report is there, durably.
+    private func move(_ staged: [StagedReport], into state: SpoolState) throws(SpoolError) {
+        guard !staged.isEmpty else { return }
+        let directory = path(of: state)
+        for report in staged {
+            guard try FileSystem.rename(report.temporaryPath, to: directory + "/" + report.reportName) else {
+                throw SpoolError(
+                    code: .notFound, path: report.temporaryPath, message: "report vanished from tmp/ before it was moved")
             }
         }
         try syncIfDurable(state)
-        for (job, _) in jobs {
-            let source = path(of: .running) + "/" + job.fileName
-            guard try FileSystem.rename(source, to: directory + "/" + job.fileName) else {
+        for report in staged {
+            let source = path(of: .running) + "/" + report.job.fileName
+            guard try FileSystem.rename(source, to: directory + "/" + report.job.fileName) else {
                 throw SpoolError(
                     code: .notFound,
                     path: source,

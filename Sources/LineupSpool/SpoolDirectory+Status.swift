@@ -13,10 +13,10 @@ extension SpoolDirectory {
 
     /// The job files in one directory, in name order (for `new/`, claiming order).
     public func entries(_ state: SpoolState) throws(SpoolError) -> [SpoolEntry] {
-        let directory = self.directory(state)
+        let directory = path(of: state)
         return try jobFileNames(in: state)
             .sorted { $0.fileName < $1.fileName }
-            .map { SpoolEntry(fileName: $0, state: state, url: directory.appending(path: $0.fileName)) }
+            .map { SpoolEntry(fileName: $0, state: state, path: directory + "/" + $0.fileName) }
     }
 
     /// The result report beside a job in `done/`.

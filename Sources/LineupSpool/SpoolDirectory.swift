@@ -36,7 +36,11 @@ public import Foundation
 /// - **Complete** / **fail**: write the report to `tmp/`, fsync it, rename it to
 ///   `done/<name>.result.json` (or `failed/<name>.error.json`), fsync that directory, then
 ///   rename the job file from `active/` beside it and fsync again. A job file in `done/` or
-///   `failed/` therefore always has its report beside it.
+///   `failed/` therefore always has its report beside it. For a group, each step is taken
+///   for every job before the next (one directory fsync per step, not per job). The first
+///   step may be taken early (``stageResultReport(_:of:)``), while the job waits for
+///   something else; the report then waits in `tmp/`, where it means nothing, until
+///   ``complete(staged:)`` takes the renames.
 /// - **Release** (graceful shutdown): rename `active/<file>` back to `new/<file>`, unchanged.
 /// - **Recover** (start-up, before claiming): each file left in `active/` was interrupted.
 ///   If its report already lies in `done/` or `failed/`, the crash came between the two
@@ -48,8 +52,9 @@ public import Foundation
 ///
 /// A crash between any two steps leaves every job file in exactly one of `new/`, `active/`,
 /// `done/` and `failed/`: never lost, never duplicated. A crash may leave a stray file in
-/// `tmp/` (removed by ``removeStaleTemporaryFiles(olderThan:)``) or a report with its job
-/// still in `active/` (finished by ``recoverActive(maxInterruptions:)``). A job runs at
+/// `tmp/` (a report there is removed by ``recoverActive(maxInterruptions:)``, anything else
+/// by ``removeStaleTemporaryFiles(olderThan:)``) or a report with its job still in `active/`
+/// (finished by ``recoverActive(maxInterruptions:)``). A job runs at
 /// least once; a job that was running in a crash runs again, so jobs must be idempotent.
 ///
 /// ``Durability`` decides what survives a power cut or a kernel crash. With
@@ -158,7 +163,7 @@ public final class SpoolDirectory: Sendable {
             throw error
         }
         try syncIfDurable(.queued)
-        return SpoolEntry(fileName: fileName, state: .queued, url: URL(fileURLWithPath: destination))
+        return SpoolEntry(fileName: fileName, state: .queued, path: destination)
     }
 
     // MARK: Claim
@@ -224,7 +229,7 @@ public final class SpoolDirectory: Sendable {
         }
         return ClaimedJob(
             fileName: parsed,
-            url: URL(fileURLWithPath: destination),
+            path: destination,
             contents: contents,
             claimedAt: claimedAt,
             loadFailure: loadFailure

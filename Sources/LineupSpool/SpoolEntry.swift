@@ -8,16 +8,21 @@ public struct SpoolEntry: Sendable, Hashable {
     public let fileName: String
     /// Which directory it lies in.
     public let state: SpoolState
-    /// The job file.
-    public let url: URL
+    /// The job file's path.
+    public let path: String
     /// How many times a daemon stopped while running it.
     public let interruptions: Int
 
-    init(fileName: JobFileName, state: SpoolState, url: URL) {
+    init(fileName: JobFileName, state: SpoolState, path: String) {
         self.name = fileName.name
         self.fileName = fileName.fileName
         self.state = state
-        self.url = url
+        self.path = path
         self.interruptions = fileName.interruptions
+    }
+
+    /// The job file.
+    public var url: URL {
+        URL(fileURLWithPath: path)
     }
 }

@@ -12,7 +12,8 @@ import Darwin
 /// file renamed into or closed after writing in `new/`, and on every rescan tick. A hint is
 /// only a hint: inotify drops events under load and sees nothing on network file systems,
 /// which is why the ticks exist; the consumer claims until ``SpoolDirectory/claimNext()``
-/// returns nil. Hints that arrive while the consumer is busy are merged into one.
+/// returns nil. Hints that arrive while the consumer is busy are merged into one, and inotify
+/// hints come at most one a millisecond: the files of a burst share one hint.
 ///
 /// Without inotify (another OS, no more watches, a missing directory) the watcher runs on
 /// ticks alone; ``usesInotify`` says which. The waiting happens in a thread of its own, in
@@ -150,12 +151,30 @@ private final class WatchLoop: Sendable {
             if descriptors.count > 1, descriptors[1].revents != 0 {
                 drainInotify()
                 continuation.yield(())
+                // A producer enqueuing flat out renames a file into new/ every few
+                // microseconds; one hint per file would wake this thread, the consumer and its
+                // claiming queue thousands of times a second for work one hint already covers.
+                // Events of the next moment are gathered into the next hint instead.
+                if awaitStop(timeout: Self.hintSpacingMilliseconds) {
+                    return
+                }
             }
             if clock.now >= nextTick {
                 continuation.yield(())
                 nextTick = clock.now.advanced(by: interval)
             }
         }
+    }
+
+    /// The least time between two inotify hints. Short beside the pick-up latency a consumer
+    /// cares about (tens of milliseconds), long beside the time to enqueue one job.
+    private static let hintSpacingMilliseconds: Int32 = 1
+
+    /// Waits up to `timeout` for a stop request; returns whether one came.
+    private func awaitStop(timeout milliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: wakeReadDescriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, milliseconds)
+        return ready > 0 && descriptor.revents != 0
     }
 
     /// Reads every pending event: only their arrival matters, not what they say.

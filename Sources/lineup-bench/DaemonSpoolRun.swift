@@ -19,8 +19,9 @@ struct DaemonSpoolResult {
     let pickups: [UInt64]
     /// For each job: how long the producer's `enqueue` call took.
     let enqueueCalls: [UInt64]
-    /// Flushes that acknowledged jobs.
-    let acknowledgingFlushes: Int
+    /// Flushes that acknowledged jobs: when each one ended (from the first `enqueue` call) and
+    /// how many jobs it acknowledged.
+    let acknowledgingFlushes: [(endedAfter: UInt64, jobs: Int)]
     /// CPU time of the whole process (producer, daemon, event reader) during the run.
     let cpuTime: UInt64
 
@@ -114,7 +115,8 @@ struct DaemonSpoolRun {
             jobs: jobs, elapsed: state.lastAcknowledged - produced.firstCall,
             producerElapsed: produced.lastReturn - produced.firstCall,
             lastFinished: state.lastFinished - produced.firstCall, pickups: pickups,
-            enqueueCalls: produced.callDurations, acknowledgingFlushes: state.acknowledgingFlushes,
+            enqueueCalls: produced.callDurations,
+            acknowledgingFlushes: state.acknowledgingFlushes.map { ($0.endedAt - produced.firstCall, $0.jobs) },
             cpuTime: cpuTime)
     }
 
@@ -213,7 +215,7 @@ private final class DaemonWatch: Sendable {
         var acknowledged = 0
         var lastFinished: UInt64 = 0
         var lastAcknowledged: UInt64 = 0
-        var acknowledgingFlushes = 0
+        var acknowledgingFlushes: [(endedAt: UInt64, jobs: Int)] = []
         var failures: [String] = []
     }
 
@@ -245,7 +247,9 @@ private final class DaemonWatch: Sendable {
                 }
                 return false
             case let .flushed(summary):
-                if !summary.acknowledged.isEmpty { state.acknowledgingFlushes += 1 }
+                if !summary.acknowledged.isEmpty {
+                    state.acknowledgingFlushes.append((MonotonicClock.now(), summary.acknowledged.count))
+                }
                 return false
             case let .jobFailed(info, report):
                 state.failures.append("\(info): \(report.reason)")

@@ -57,6 +57,100 @@ import Testing
         try await harness.stop(run)
     }
 
+    /// The report is written when the job finishes, in `tmp/` where it means nothing: until the
+    /// flush, a crash re-runs the job rather than taking it as done.
+    @Test func aFinishedJobsReportWaitsInTmpUntilTheFlushMovesItToDone() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "one-row"])
+        try await events.finished(entry.name)
+        let tmp = harness.configuration.spoolURL.appending(path: "tmp").path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp) == [".\(entry.name).result.json"])
+        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 0))
+
+        let summary = try await harness.daemon.flush()
+        #expect(summary.acknowledged == [entry.name])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp) == [])
+        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 0))
+        let report = try harness.resultReport(entry)
+        #expect(report.id == "one-row")
+        #expect(report.details["counts"] == ["rows": 1])
+        try await harness.stop(run)
+    }
+
+    /// A flush runs beside claiming, not in its way: while one waits for the store, jobs are
+    /// still claimed and started, and the jobs it carries count as awaiting the flush.
+    @Test func aFlushWaitingForTheStoreDoesNotHoldUpClaiming() async throws {
+        let latch = Latch()
+        let harness = try DaemonHarness(latch: latch)
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        // A job with a dependent: the daemon flushes as soon as it finishes.
+        let dependency = try harness.enqueue(["kind": "slow", "id": "first"])
+        #expect(await harness.running.opened())
+        let dependent = try harness.enqueue(["kind": "insert-rows", "count": 1, "after": ["first"]])
+        try await events.next {
+            if case let .jobClaimed(info) = $0 { info.name == dependent.name } else { false }
+        }
+        // The writer's queue is held, as by a slow disk: that flush cannot finish.
+        let disk = Latch()
+        hold(try harness.container.writerContext, until: disk)
+        latch.open()
+        try await events.finished(dependency.name)
+
+        let other = try harness.enqueue(["kind": "insert-rows", "count": 1])
+        try await events.started(other.name)
+        let status = try #require(await harness.daemon.status())
+        #expect(status.awaitingFlush == 1)
+        #expect(status.running.map(\.job.name) == [other.name])
+        #expect(try harness.spool.counts().done == 0)
+
+        disk.open()
+        // In whatever order they come: the flush acknowledges the dependency, which lets the
+        // dependent run; the other job's save into the main context goes through.
+        var awaited: Set<String> = [
+            "acknowledged \(dependency.name)", "finished \(dependent.name)", "finished \(other.name)",
+        ]
+        while !awaited.isEmpty {
+            switch try await events.next({ _ in true }) {
+            case let .jobAcknowledged(info, _): awaited.remove("acknowledged \(info.name)")
+            case let .jobFinished(info): awaited.remove("finished \(info.name)")
+            default: break
+            }
+        }
+        let summary = try await harness.daemon.flush()
+        #expect(Set(summary.acknowledged) == [dependent.name, other.name])
+        #expect(try harness.rowsOnDisk() == 3)
+        try await harness.stop(run)
+    }
+
+    /// A job whose file cannot be moved to `done/` holds back only itself: the other jobs of its
+    /// flush are acknowledged, and it waits for the next flush to try again.
+    @Test func aJobThatCannotBeFiledHoldsBackOnlyItself() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let vanished = try harness.enqueue(["kind": "insert-rows", "count": 1])
+        try await events.finished(vanished.name)
+        let kept = try harness.enqueue(["kind": "insert-rows", "count": 1])
+        try await events.finished(kept.name)
+        // Removed from active/ behind the daemon's back: the group's move stops at it.
+        try FileManager.default.removeItem(at: harness.spool.directory(.running).appending(path: vanished.fileName))
+
+        let summary = try await harness.daemon.flush()
+        #expect(summary.acknowledged == [kept.name])
+        #expect(try harness.spool.entries(.done).map(\.name) == [kept.name])
+        #expect(try harness.resultReport(kept).name == kept.name)
+        #expect(await harness.daemon.status()?.awaitingFlush == 1)
+        try await harness.stop(run)
+    }
+
+    /// Keeps `context`'s queue busy until `latch` opens (at most a minute), without waiting.
+    func hold(_ context: ManagedObjectContext, until latch: Latch) {
+        context.perform { _ = latch.wait(timeout: 60) }
+    }
+
     @Test func flushIntervalAcknowledgesWithoutBeingAsked() async throws {
         let harness = try DaemonHarness { $0.flushInterval = .milliseconds(50) }
         defer { harness.removeFiles() }

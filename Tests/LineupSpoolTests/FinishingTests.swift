@@ -72,6 +72,50 @@ struct FinishingTests {
         }
     }
 
+    @Test("a staged report waits in tmp/, invisible, until complete(staged:) moves it and its job to done/")
+    func stagedCompletion() async throws {
+        try await withSpool { spool in
+            let entries = try (0..<2).map { _ in try spool.enqueue(JobFile(kind: "statistics")) }
+            var staged: [StagedReport] = []
+            while let claimed = try spool.claimNext() {
+                #expect(claimed.path == spool.directory(.running).appending(path: claimed.fileName).path)
+                #expect(claimed.url.path == claimed.path)
+                let report = JobResultReport(
+                    name: claimed.name, id: nil, kind: "statistics", attempts: 1, startedAt: started, finishedAt: finished)
+                staged.append(try spool.stageResultReport(report.encoded(), of: claimed))
+            }
+            #expect(staged.map(\.job.name) == entries.map(\.name))
+            #expect(try fileNames(in: spool, "tmp") == entries.map { ".\($0.name).result.json" })
+            #expect(try fileNames(in: spool, "done") == [])
+            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 2, done: 0, failed: 0))
+
+            try spool.complete(staged: staged)
+            let expected = entries.flatMap { [$0.fileName, $0.name + ".result.json"] }.sorted()
+            #expect(try fileNames(in: spool, "done") == expected)
+            #expect(try fileNames(in: spool, "tmp") == [])
+            #expect(try fileNames(in: spool, "active") == [])
+            for entry in try spool.entries(.done) {
+                #expect(try spool.resultReport(for: entry).name == entry.name)
+            }
+        }
+    }
+
+    @Test("a staged report that vanished from tmp/ stops complete(staged:) before its job moves")
+    func stagedReportVanished() async throws {
+        try await withSpool { spool in
+            try spool.enqueue(JobFile(kind: "statistics"))
+            let claimed = try #require(try spool.claimNext())
+            let staged = try spool.stageResultReport(Data("{}".utf8), of: claimed)
+            #expect(try spool.removeStaleTemporaryFiles(olderThan: -1) == 1)
+            let error = try #require(throws: SpoolError.self) { try spool.complete(staged: [staged]) }
+            #expect(error.code == .notFound)
+            #expect(error.path == "\(spool.root.path)/tmp/.\(claimed.name).result.json")
+            #expect(error.message == "report vanished from tmp/ before it was moved")
+            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 0))
+            #expect(try fileNames(in: spool, "done") == [])
+        }
+    }
+
     @Test("fail writes the error report, then moves the job file beside it")
     func fail() async throws {
         try await withSpool { spool in

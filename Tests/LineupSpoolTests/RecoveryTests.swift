@@ -164,6 +164,22 @@ struct RecoveryTests {
         }
     }
 
+    @Test("a report staged before a crash does not make its job done: the job runs again")
+    func stagedReportIsNotCompletion() async throws {
+        try await withSpool { spool in
+            let job = try spool.enqueue(JobFile(kind: "a"))
+            let claimed = try #require(try spool.claimNext())
+            // Staged while the daemon waited for the flush that would carry the job; then a crash.
+            _ = try spool.stageResultReport(Data("{}".utf8), of: claimed)
+            let recovery = try spool.recoverActive()
+            #expect(recovery.requeued == [job.name])
+            #expect(recovery.completed == [])
+            #expect(try fileNames(in: spool, "new") == ["\(job.name).i1.job.json"])
+            #expect(try fileNames(in: spool, "done") == [])
+            #expect(try fileNames(in: spool, "tmp") == [])
+        }
+    }
+
     @Test("half-written reports left in tmp/ by a crash are removed; a producer's files are not")
     func removesOrphanedReports() async throws {
         try await withSpool { spool in

@@ -318,11 +318,17 @@ public final class JobDaemon: Service, Sendable {
 
     // MARK: - Loops
 
+    /// Flushes every flush interval. The ticks keep their pace whatever a flush costs: the next
+    /// one is due an interval after the last one was due, not after it ended, so a large group
+    /// to file does not push every later flush back (one that ends late is followed at once).
     private func flushLoop(_ runner: JobRunner) async {
+        let clock = ContinuousClock()
+        var due = clock.now
         while true {
             let interval = state.withLock { $0.configuration.flushInterval }
+            due = max(due.advanced(by: interval), clock.now)
             do {
-                try await Task.sleep(for: interval)
+                try await Task.sleep(until: due, clock: clock)
             } catch {
                 return
             }

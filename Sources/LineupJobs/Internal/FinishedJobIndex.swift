@@ -40,12 +40,12 @@ struct FinishedJobIndex {
         for entry in entries where !scanned.contains(state.directoryName + "/" + entry.fileName) {
             scanned.insert(state.directoryName + "/" + entry.fileName)
             guard let data = try? Data(contentsOf: entry.url),
-                let id = (try? JobFile(data: data, path: entry.url.path))?.id
+                let id = (try? JobFile(data: data, path: entry.path))?.id
             else { continue }
             if state == .done {
                 note(id: id, .done)
             } else {
-                let reason = (try? spool.failureReport(for: entry))?.reason ?? "see \(entry.url.path)"
+                let reason = (try? spool.failureReport(for: entry))?.reason ?? "see \(entry.path)"
                 note(id: id, .failed(reason: reason))
             }
         }

@@ -13,15 +13,15 @@ final class JobRecord {
         case queued(JobTask)
         /// Waiting for the backoff delay before the next attempt.
         case waitingForRetry
-        /// Its changes are in the main context; the next flush carries them (and moves its
-        /// file to `done/` with this report).
-        case awaitingFlush(JobResultReport)
+        /// Its changes are in the main context; the next flush carries them, then the file
+        /// moves to `done/` with this report (already staged in `tmp/`). It stays so while the
+        /// committer flushes and files it.
+        case awaitingFlush(GroupCommitter.Job)
         /// Settled: done, failed or released.
         case settled
     }
 
     let claimed: ClaimedJob
-    let gate: AcknowledgementGate
     let file: JobFile?
     let jobID: String
     var state: State = .claimed
@@ -33,7 +33,7 @@ final class JobRecord {
     var dependencyGates: [AcknowledgementGate] = []
     /// How many jobs wait for this one's gate (they want it flushed soon).
     var dependentCount = 0
-    var started = false
+    /// When the last attempt's task began running (known once it completed).
     var startedAt: Date?
 
     init(claimed: ClaimedJob, file: JobFile?, policy: RetryPolicy) {
@@ -41,7 +41,23 @@ final class JobRecord {
         self.file = file
         self.jobID = file?.id ?? claimed.name
         self.policy = policy
-        self.gate = AcknowledgementGate(jobID: jobID)
+    }
+
+    /// The gate that the jobs waiting for this one (`after`) depend on. Made when the first of
+    /// them binds to it: most jobs have no dependents, and an `Operation` each is not free.
+    var gate: AcknowledgementGate {
+        if let madeGate { return madeGate }
+        let gate = AcknowledgementGate(jobID: jobID)
+        madeGate = gate
+        return gate
+    }
+
+    private var madeGate: AcknowledgementGate?
+
+    /// Opens the gate for its dependents, if any bound to it. Dependents that come later find
+    /// the job settled (in `done/` or `failed/`) and need no gate.
+    func openGate(_ outcome: AcknowledgementGate.Outcome) {
+        madeGate?.open(outcome)
     }
 
     var name: String { claimed.name }
@@ -58,5 +74,11 @@ final class JobRecord {
     var task: JobTask? {
         if case let .queued(task) = state { return task }
         return nil
+    }
+
+    /// Its task, if that task is running now (began and has not completed).
+    var runningTask: JobTask? {
+        guard let task, task.startedAt != nil else { return nil }
+        return task
     }
 }

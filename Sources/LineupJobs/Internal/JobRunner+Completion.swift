@@ -4,23 +4,33 @@ import LineupSpool
 import Logging
 
 extension JobRunner {
+    /// Builds the report of a task that succeeded and writes it into `tmp/` (see
+    /// ``GroupCommitter/stage(_:of:logger:)``); nil for a task that did not succeed. Runs on the
+    /// task's thread, before the completion hops to the coordinator: it touches only immutable,
+    /// `Sendable` state.
+    func stageReport(
+        of task: JobTask, claimed: ClaimedJob, id: String?, kind: String, attempt: Int
+    ) -> GroupCommitter.Job? {
+        guard case let .succeeded(outcome) = task.finalResult else { return nil }
+        let now = Date()
+        let report = JobResultReport(
+            name: claimed.name, id: id, kind: kind, attempts: attempt, interruptions: claimed.interruptions,
+            startedAt: task.startedAt ?? now, finishedAt: task.finishedAt ?? now, details: outcome.reportDetails)
+        return committer.stage(report, of: claimed, logger: logger)
+    }
+
     /// A task left the queue: keep its result for the flush, retry it, fail it or release it.
-    func taskCompleted(name: String, task: JobTask) {
+    ///
+    /// - Parameter finished: for a success, its report staged by ``stageReport(of:claimed:id:kind:attempt:)``.
+    func taskCompleted(name: String, task: JobTask, finished: GroupCommitter.Job?) {
         assertOnCoordinator()
         guard let record = live[name], record.task === task else { return }
         queuedTaskCount -= 1
-        if record.started {
-            runningTaskCount -= 1
-            record.started = false
-        }
+        record.startedAt = task.startedAt
         switch task.finalResult {
         case let .succeeded(outcome):
-            let now = Date()
-            let report = JobResultReport(
-                name: record.name, id: record.file?.id, kind: record.file?.kind ?? "?", attempts: record.attempt,
-                interruptions: record.claimed.interruptions, startedAt: task.startedAt ?? now,
-                finishedAt: task.finishedAt ?? now, details: outcome.reportDetails)
-            record.state = .awaitingFlush(report)
+            guard let finished else { preconditionFailure("a successful task reached the coordinator without its report") }
+            record.state = .awaitingFlush(finished)
             awaitingFlush.append(record)
             events.emit(.jobFinished(record.info))
             logger.info(
@@ -111,14 +121,14 @@ extension JobRunner {
         if let id = record.file?.id, liveByID[id] === record {
             liveByID[id] = nil
         }
-        record.gate.open(outcome)
+        record.openGate(outcome)
     }
 
     /// The error as a sentence that names the job file.
     func describe(_ error: any Error, of record: JobRecord) -> String {
         if let error = error as? JobError {
-            return error.naming(jobFile: record.claimed.url.path).description
+            return error.naming(jobFile: record.claimed.path).description
         }
-        return "\(record.claimed.url.path): \(record.file?.kind ?? "job") failed: \(error)"
+        return "\(record.claimed.path): \(record.file?.kind ?? "job") failed: \(error)"
     }
 }

@@ -4,29 +4,61 @@ import LineupStore
 import Logging
 
 extension JobRunner {
-    /// Flushes on the coordinator (see ``flushNow(_:)``).
+    /// Flushes and acknowledges what the flush carried (see ``beginFlush(_:completion:)``);
+    /// returns once the group is filed.
     func flush(_ reason: FlushSummary.Reason) async throws -> FlushSummary {
-        try await onCoordinator { try self.flushNow(reason) }
+        try await withCheckedThrowingContinuation { continuation in
+            coordinator.async {
+                self.beginFlush(reason) { continuation.resume(with: $0) }
+            }
+        }
     }
 
-    /// Saves main into the writer and the writer into the store, then acknowledges the jobs
-    /// that finished before the flush began (group commit): their result reports are written
-    /// and their files moved to `done/`.
+    /// Hands the jobs that finished so far to the committer, which saves main into the writer
+    /// and the writer into the store, then moves the jobs to `done/` with their result reports
+    /// (group commit). The coordinator goes on claiming and starting jobs meanwhile; it settles
+    /// the group in ``endFlush(_:outcome:completion:)``.
     ///
     /// If the store flush fails, nothing is acknowledged: the jobs keep waiting and the next
     /// flush (interval, signal or request) tries again; the main context keeps their changes
     /// (or the writer does, when only the disk write failed).
-    @discardableResult
-    func flushNow(_ reason: FlushSummary.Reason) throws -> FlushSummary {
+    func beginFlush(
+        _ reason: FlushSummary.Reason,
+        completion: (@Sendable (Result<FlushSummary, any Error>) -> Void)? = nil
+    ) {
         assertOnCoordinator()
         dependencyFlushScheduled = false
-        // Every job in `group` saved into the main context before this point (its completion
-        // reached the coordinator after its save), so the flush below carries its changes.
-        let group = awaitingFlush
+        // Every job in the group saved into the main context before this point (its completion
+        // reached the coordinator after its save), and the committer flushes after it, so the
+        // flush carries their changes. Jobs flushed before whose filing failed go again.
+        let group = awaitingFiling + awaitingFlush
+        awaitingFiling.removeAll()
+        awaitingFlush.removeAll()
+        committing.append(group)
+        let jobs = group.compactMap { record -> GroupCommitter.Job? in
+            guard case let .awaitingFlush(job) = record.state else { return nil }
+            return job
+        }
+        committer.commit(jobs, logger: logger) { outcome in
+            self.coordinator.async {
+                self.endFlush(reason, outcome: outcome, completion: completion)
+            }
+        }
+    }
+
+    /// Settles a committed group: acknowledges the jobs filed in `done/` (their dependents may
+    /// start), keeps the others for the next flush, records the flush for `status.json`.
+    private func endFlush(
+        _ reason: FlushSummary.Reason, outcome: GroupCommitter.Outcome,
+        completion: (@Sendable (Result<FlushSummary, any Error>) -> Void)?
+    ) {
+        assertOnCoordinator()
+        let group = committing.removeFirst()
         let report: FlushReport
-        do {
-            report = try container.flush()
-        } catch {
+        switch outcome.flush {
+        case let .failure(error):
+            // Back in front of the jobs that finished meanwhile, in the order they finished.
+            awaitingFlush = group + awaitingFlush
             consecutiveFlushFailures += 1
             lastFlush = DaemonStatus.Flush(
                 at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)")
@@ -38,12 +70,31 @@ extension JobRunner {
                 ])
             events.emit(.flushFailed(reason: reason, error: "\(error)"))
             writeStatus()
-            throw error
+            completion?(.failure(error))
+            return
+        case let .success(flushed):
+            report = flushed
         }
-        awaitingFlush.removeAll()
         consecutiveFlushFailures = 0
-        awaitingFiling.append(contentsOf: group)
-        let acknowledged = fileAcknowledged()
+        let logger = self.logger
+        var acknowledged: [String] = []
+        for record in group {
+            guard case let .awaitingFlush(job) = record.state else { continue }
+            guard outcome.filed.contains(record.name) else {
+                // Its data is on disk; the next flush tries to file it again.
+                awaitingFiling.append(record)
+                continue
+            }
+            if let id = record.file?.id {
+                finished.note(id: id, .done)
+            }
+            // Announced before the gate opens, so that observers see a job acknowledged before
+            // its dependents start.
+            events.emit(.jobAcknowledged(record.info, job.report))
+            settle(record, .acknowledged)
+            acknowledged.append(record.name)
+            logger.info("job acknowledged", metadata: ["job": "\(record.jobID)", "file": "done/\(record.claimed.fileName)"])
+        }
         let summary = FlushSummary(
             reason: reason, rowsFromMain: report.rowsFromMain, rowsWritten: report.rowsWritten,
             acknowledged: acknowledged, duration: report.duration)
@@ -59,59 +110,7 @@ extension JobRunner {
             ])
         events.emit(.flushed(summary))
         writeStatus()
-        return summary
-    }
-
-    /// Moves every flushed job to `done/` with its result report. Jobs that cannot be moved
-    /// (an I/O error) stay for the next flush; their data is on disk already.
-    private func fileAcknowledged() -> [String] {
-        let pending = awaitingFiling
-        guard !pending.isEmpty else { return [] }
-        var reports: [ObjectIdentifier: JobResultReport] = [:]
-        var batch: [(job: ClaimedJob, report: Data)] = []
-        for record in pending {
-            guard case let .awaitingFlush(report) = record.state else { continue }
-            reports[ObjectIdentifier(record)] = report
-            if let data = try? report.encoded() {
-                batch.append((record.claimed, data))
-            }
-        }
-        var filed: [JobRecord] = []
-        do {
-            try spool.complete(batch)
-            filed = pending
-        } catch {
-            // The group stopped at its first error: find out job by job.
-            logger.warning("cannot move a group of jobs to done/; moving them one by one", metadata: ["error": "\(error)"])
-            for record in pending {
-                guard let report = reports[ObjectIdentifier(record)] else { continue }
-                do {
-                    try spool.complete(record.claimed, report: report)
-                    filed.append(record)
-                } catch where error.code == .notFound {
-                    // Moved by the group call before it stopped.
-                    filed.append(record)
-                } catch {
-                    logger.error(
-                        "cannot move an acknowledged job to done/; retrying after the next flush",
-                        metadata: ["job": "\(record.jobID)", "error": "\(error)"])
-                }
-            }
-        }
-        let filedSet = Set(filed.map(ObjectIdentifier.init))
-        awaitingFiling = pending.filter { !filedSet.contains(ObjectIdentifier($0)) }
-        for record in filed {
-            guard let report = reports[ObjectIdentifier(record)] else { continue }
-            if let id = record.file?.id {
-                finished.note(id: id, .done)
-            }
-            // Announced before the gate opens, so that observers see a job acknowledged before
-            // its dependents start.
-            events.emit(.jobAcknowledged(record.info, report))
-            settle(record, .acknowledged)
-            logger.info("job acknowledged", metadata: ["job": "\(record.jobID)", "file": "done/\(record.claimed.fileName)"])
-        }
-        return filed.map(\.name)
+        completion?(.success(summary))
     }
 
     /// Flushes soon, because a finished job has dependents waiting for its acknowledgement.
@@ -121,7 +120,7 @@ extension JobRunner {
         dependencyFlushScheduled = true
         coordinator.async {
             guard self.dependencyFlushScheduled, !self.isStopping else { return }
-            _ = try? self.flushNow(.dependency)
+            self.beginFlush(.dependency)
         }
     }
 }

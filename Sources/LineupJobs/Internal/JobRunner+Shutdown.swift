@@ -17,7 +17,7 @@ extension JobRunner {
     /// - Returns: the error of the final flush, if it failed (its jobs were returned to `new/`).
     func finishShutdown(gracePeriod: Duration, cancellationTimeout: Duration) async -> (any Error)? {
         if !(await wait(until: .noRunningTasks, timeout: gracePeriod)) {
-            let running = await onCoordinator { self.runningTaskCount }
+            let running = await onCoordinator { self.live.values.count { $0.runningTask != nil } }
             logger.warning(
                 "grace period over; cancelling running jobs",
                 metadata: ["running": "\(running)", "grace_s": "\(DaemonConfiguration.seconds(gracePeriod))"])
@@ -26,7 +26,14 @@ extension JobRunner {
         if !(await wait(until: .noQueuedTasks, timeout: cancellationTimeout)) {
             logger.error("jobs ignored cancellation; giving up on them (their files return to new/)")
         }
-        return await onCoordinator { self.finishStopping() }
+        var flushError: (any Error)?
+        do {
+            _ = try await flush(.shutdown)
+        } catch {
+            flushError = error
+        }
+        await onCoordinator { self.finishStopping() }
+        return flushError
     }
 
     /// No more claims, starts or retries; jobs that are not in the queue go back to `new/`.
@@ -56,18 +63,15 @@ extension JobRunner {
         queue.isSuspended = false
     }
 
-    private func finishStopping() -> (any Error)? {
+    /// After the final flush: every job it did not acknowledge goes back to `new/`.
+    private func finishStopping() {
         assertOnCoordinator()
-        var flushError: (any Error)?
-        do {
-            try flushNow(.shutdown)
-        } catch {
-            flushError = error
-            let unacknowledged = awaitingFlush
-            awaitingFlush.removeAll()
-            for record in unacknowledged {
-                release(record)
-            }
+        // Not carried by a successful final flush (it failed, or the job finished after it
+        // began): its changes never reach the disk, so it runs again at the next start.
+        let unacknowledged = awaitingFlush
+        awaitingFlush.removeAll()
+        for record in unacknowledged {
+            release(record)
         }
         for record in live.values.sorted(by: { $0.name < $1.name }) {
             if record.task != nil {
@@ -84,7 +88,6 @@ extension JobRunner {
         phase = .stopped
         writeStatus()
         resumeWaiters()
-        return flushError
     }
 
     // MARK: - Waiting
@@ -117,7 +120,7 @@ extension JobRunner {
 
     private func holds(_ condition: WaitCondition) -> Bool {
         switch condition {
-        case .noRunningTasks: runningTaskCount == 0
+        case .noRunningTasks: !live.values.contains { $0.runningTask != nil }
         case .noQueuedTasks: queuedTaskCount == 0
         }
     }

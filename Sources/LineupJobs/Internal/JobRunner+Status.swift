@@ -12,10 +12,10 @@ extension JobRunner {
         var waitingForDependencies = 0
         for record in live.values {
             switch record.state {
-            case let .queued(task) where record.started:
+            case let .queued(task) where task.startedAt != nil:
                 running.append(
                     DaemonStatus.RunningJob(
-                        job: record.info, startedAt: record.startedAt ?? startedAt, progress: task.progress.snapshot))
+                        job: record.info, startedAt: task.startedAt ?? startedAt, progress: task.progress.snapshot))
             case .waitingForRetry:
                 waitingForRetry += 1
             case .waitingForDependencies:
@@ -31,7 +31,8 @@ extension JobRunner {
             maxConcurrentJobs: settings.maxConcurrentJobs,
             flushInterval: DaemonConfiguration.seconds(settings.flushInterval), lastFlush: lastFlush,
             consecutiveFlushFailures: consecutiveFlushFailures, running: running,
-            queued: max(0, queuedTaskCount - running.count), awaitingFlush: awaitingFlush.count + awaitingFiling.count,
+            queued: max(0, queuedTaskCount - running.count),
+            awaitingFlush: awaitingFlush.count + committing.reduce(0) { $0 + $1.count } + awaitingFiling.count,
             waitingForRetry: waitingForRetry, waitingForDependencies: waitingForDependencies)
     }
 

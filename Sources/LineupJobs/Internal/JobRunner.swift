@@ -8,16 +8,20 @@ import Synchronization
 /// Runs claimed jobs on one `OperationQueue` and acknowledges them after the flush that
 /// carries their changes (group commit).
 ///
-/// All bookkeeping happens on one serial queue, the *coordinator*: claims, dependency
-/// resolution, task completions (hopped from the queue's threads), retries, flushes and spool
-/// moves. A flush therefore sees a settled list of finished jobs: every job in the group saved
-/// into the main context before the flush began, so the flush carries its changes. The
-/// coordinator never waits for a task, so tasks and flushes cannot deadlock each other.
+/// Two serial queues share the work:
+/// - the *coordinator* keeps the books: claims, dependency resolution, task completions (hopped
+///   from the queue's threads), retries, failures and releases, and the settling of flushed
+///   groups. It never waits for a task or for a flush, so tasks, flushes and claims cannot
+///   deadlock each other, and a job can be claimed and started while a flush is writing.
+/// - the *committer* (``GroupCommitter``) flushes the store and files each flushed group in
+///   `done/`: the disk-bound half of group commit. The coordinator hands it a settled list of
+///   finished jobs (every one saved into the main context before the flush begins, so the
+///   flush carries its changes) and acknowledges them when the committer reports back.
 ///
 /// A job's life: claimed → (waiting for unknown dependencies) → queued, with its dependencies'
 /// acknowledgement gates as operation dependencies → running → finished, awaiting the flush →
-/// acknowledged (`done/`). A failure is retried with backoff (waiting for retry) or goes to
-/// `failed/`; at shutdown a job not finished goes back to `new/` (released).
+/// committing → acknowledged (`done/`). A failure is retried with backoff (waiting for retry) or
+/// goes to `failed/`; at shutdown a job not finished goes back to `new/` (released).
 final class JobRunner: @unchecked Sendable {
     // @unchecked Sendable: every `var` below is touched only on `coordinator` (checked by
     // `dispatchPrecondition` in debug builds); the `let`s are Sendable, and `OperationQueue` is
@@ -25,6 +29,7 @@ final class JobRunner: @unchecked Sendable {
 
     let coordinator = DispatchQueue(label: "lineup.runner")
     let queue = OperationQueue()
+    let committer: GroupCommitter
     let spool: SpoolDirectory
     let container: PersistentContainer
     let registry: JobRegistry
@@ -43,10 +48,11 @@ final class JobRunner: @unchecked Sendable {
     var awaitingFlush: [JobRecord] = []
     /// Jobs flushed whose files could not be moved to `done/` yet.
     var awaitingFiling: [JobRecord] = []
+    /// The groups handed to the committer whose outcome has not come back, oldest first (the
+    /// committer reports in that order).
+    var committing: [[JobRecord]] = []
     /// Tasks in the queue (not completed).
     var queuedTaskCount = 0
-    /// Tasks whose `main()` began and that have not completed.
-    var runningTaskCount = 0
     var isStopping = false
     var phase = DaemonStatus.Phase.running
     var dependencyFlushScheduled = false
@@ -67,6 +73,7 @@ final class JobRunner: @unchecked Sendable {
         self.events = events
         self.jitter = jitter
         self.finished = FinishedJobIndex(spool: spool)
+        self.committer = GroupCommitter(container: container, spool: spool)
         queue.name = "lineup.jobs"
         queue.maxConcurrentOperationCount = settings.maxConcurrentJobs
     }
@@ -139,7 +146,7 @@ final class JobRunner: @unchecked Sendable {
         } catch {
             file = nil
             let code: JobError.Code = error.code == .malformedJobFile ? .malformedJobFile : .invalidParameters
-            invalid = JobError(code, error.message, jobFile: claimed.url.path, isRetryable: false, underlying: error)
+            invalid = JobError(code, error.message, jobFile: claimed.path, isRetryable: false, underlying: error)
         }
         let policy = settings.withLock { $0.retry }.overridden(
             maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
@@ -181,7 +188,7 @@ final class JobRunner: @unchecked Sendable {
 
     func makeRequest(_ record: JobRecord) -> JobRequest {
         JobRequest(
-            jobID: record.jobID, name: record.name, file: record.file!, jobFilePath: record.claimed.url.path,
+            jobID: record.jobID, name: record.name, file: record.file!, jobFilePath: record.claimed.path,
             attempt: record.attempt, interruptions: record.claimed.interruptions, paths: paths,
             container: container, logger: logger)
     }
@@ -203,7 +210,7 @@ final class JobRunner: @unchecked Sendable {
                         JobError(
                             .dependencyCycle,
                             "job \(record.jobID) waits for job \(id), which waits (directly or not) for job \(record.jobID)",
-                            jobFile: record.claimed.url.path))
+                            jobFile: record.claimed.path))
                     return
                 }
                 dependencies.append(dependency)
@@ -215,7 +222,7 @@ final class JobRunner: @unchecked Sendable {
             case let .failed(reason):
                 failPermanently(
                     record,
-                    JobError(.dependencyFailed, "job \(id) in `after` failed: \(reason)", jobFile: record.claimed.url.path))
+                    JobError(.dependencyFailed, "job \(id) in `after` failed: \(reason)", jobFile: record.claimed.path))
                 return
             case nil:
                 unresolved.insert(id)
@@ -272,7 +279,7 @@ final class JobRunner: @unchecked Sendable {
             JobError(
                 .unknownDependency,
                 "no job with id \(ids) (named in `after`) was queued, running, done or failed within \(DaemonConfiguration.seconds(timeout)) s",
-                jobFile: record.claimed.url.path))
+                jobFile: record.claimed.path))
     }
 
     // MARK: - Attempts
@@ -300,32 +307,29 @@ final class JobRunner: @unchecked Sendable {
         task.wait(for: record.dependencyGates)
         let name = record.name
         let info = record.info
+        // Announced from the task's thread: the coordinator learns that a task runs from the
+        // task itself (`startedAt`) when it needs to, so a start costs it no hop.
         task.onStart { [weak self] task in
             guard let self else { return }
             self.events.emit(.jobStarted(info))
-            self.coordinator.async { self.taskStarted(name: name, task: task) }
+            task.logger.info("job started")
         }
         // Report from the task's own thread, not from `completionBlock`: corelibs runs that on a
-        // global queue whose few threads the jobs themselves may all be holding.
+        // global queue whose few threads the jobs themselves may all be holding. The thread
+        // writes a success's report into tmp/ on the way, while the coordinator goes on.
+        let (claimed, id, kind, attempt) = (record.claimed, record.file?.id, record.file?.kind ?? "?", record.attempt)
         task.onFinish { [weak self] task in
             guard let self else { return }
-            self.coordinator.async { self.taskCompleted(name: name, task: task) }
+            let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt)
+            self.coordinator.async { self.taskCompleted(name: name, task: task, finished: finished) }
         }
         // A task cancelled before it started never runs `main()`: only its completion says so.
         task.completionBlock = { [weak self, weak task] in
             guard let self, let task, task.startedAt == nil else { return }
-            self.coordinator.async { self.taskCompleted(name: name, task: task) }
+            self.coordinator.async { self.taskCompleted(name: name, task: task, finished: nil) }
         }
         record.state = .queued(task)
         queuedTaskCount += 1
         queue.addOperation(task)
-    }
-
-    private func taskStarted(name: String, task: JobTask) {
-        guard let record = live[name], record.task === task else { return }
-        record.started = true
-        record.startedAt = task.startedAt
-        runningTaskCount += 1
-        logger.info("job started", metadata: ["job": "\(record.jobID)", "kind": "\(task.request.kind)", "attempt": "\(record.attempt)"])
     }
 }

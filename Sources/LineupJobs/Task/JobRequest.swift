@@ -51,9 +51,9 @@ public struct JobRequest: Sendable {
         self.paths = paths
         self.container = container
         var logger = logger
-        logger[metadataKey: "job"] = "\(jobID)"
-        logger[metadataKey: "kind"] = "\(file.kind)"
-        logger[metadataKey: "attempt"] = "\(attempt)"
+        // One change of the handler's metadata rather than three: a handler may redo work on
+        // each (swift-log's StreamLogHandler re-renders all of it).
+        logger.handler.metadata.merge(["job": "\(jobID)", "kind": "\(file.kind)", "attempt": "\(attempt)"]) { $1 }
         self.logger = logger
     }
 

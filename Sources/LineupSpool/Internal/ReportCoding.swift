@@ -9,17 +9,19 @@ import Darwin
 /// How reports are written: pretty JSON with sorted keys (people read them), and dates as
 /// ISO-8601 UTC with milliseconds whatever the encoder's date strategy, so that a report
 /// reads the same whoever wrote it.
+///
+/// A report is written from its fields as a ``JSONValue`` object, by ``JSONTextWriter``; its
+/// `Encodable` conformance encodes the same object, so any encoder sees the same fields.
 enum ReportCoding {
-    static func encode(_ value: some Encodable, path: String?) throws(SpoolError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    static func encode(_ fields: [String: JSONValue]) throws(SpoolError) -> Data {
+        var text: [UInt8]
         do {
-            var data = try encoder.encode(value)
-            data.append(UInt8(ascii: "\n"))
-            return data
+            text = try JSONTextWriter.text(of: .object(fields), style: .pretty)
         } catch {
-            throw SpoolError(code: .invalidField, path: path, message: "cannot encode report: \(error)")
+            throw SpoolError(code: .invalidField, path: nil, message: "cannot encode report: \(error.message)")
         }
+        text.append(UInt8(ascii: "\n"))
+        return Data(text)
     }
 
     static func decode<Report: Decodable>(_ type: Report.Type, from data: Data, path: String?) throws(SpoolError) -> Report {
@@ -35,20 +37,30 @@ enum ReportCoding {
     }
 
     /// `2026-11-22T19:35:12.123Z`: rounded to the nearest millisecond (a formatter would
-    /// truncate, turning the binary approximation of .123 into .122).
+    /// truncate, turning the binary approximation of .123 into .122). Two of these go into
+    /// every report, so the digits are written straight into place.
     static func string(from date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = time_t(milliseconds.quotientRoundingDown(by: 1000))
         let fraction = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func padded(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        var text = Array("0000-00-00T00:00:00.000Z".utf8)
+        func put(_ value: Int, width: Int, endingAt end: Int) {
+            var value = value
+            for index in stride(from: end, to: end - width, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
         }
-        return "\(padded(parts.tm_year + 1900, 4))-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2))"
-            + "T\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2)):\(padded(parts.tm_sec, 2))"
-            + ".\(padded(Int32(fraction), 3))Z"
+        put(Int(parts.tm_year) + 1900, width: 4, endingAt: 3)
+        put(Int(parts.tm_mon) + 1, width: 2, endingAt: 6)
+        put(Int(parts.tm_mday), width: 2, endingAt: 9)
+        put(Int(parts.tm_hour), width: 2, endingAt: 12)
+        put(Int(parts.tm_min), width: 2, endingAt: 15)
+        put(Int(parts.tm_sec), width: 2, endingAt: 18)
+        put(fraction, width: 3, endingAt: 22)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Reads an ISO-8601 date, with or without fractional seconds. Whole seconds and
@@ -92,17 +104,5 @@ extension KeyedDecodingContainer {
     func decodeReportDateIfPresent(forKey key: Key) throws -> Date? {
         guard let text = try decodeIfPresent(String.self, forKey: key) else { return nil }
         return try ReportCoding.date(from: text, codingPath: codingPath + [key])
-    }
-}
-
-extension KeyedEncodingContainer {
-    mutating func encodeReportDate(_ date: Date, forKey key: Key) throws {
-        try encode(ReportCoding.string(from: date), forKey: key)
-    }
-
-    mutating func encodeReportDateIfPresent(_ date: Date?, forKey key: Key) throws {
-        if let date {
-            try encodeReportDate(date, forKey: key)
-        }
     }
 }

@@ -128,6 +128,11 @@ struct DaemonHarness {
 }
 
 /// The daemon's events, read in order by one test.
+///
+/// The waits for one job's event (``finished(_:)``, ``failed(_:)``, …) also find it among the
+/// events read already: the events of independent jobs come in no set order (two jobs run side
+/// by side), and a test that waits for one and then the other must not miss the second because
+/// it came first.
 struct EventLog {
     private var iterator: AsyncStream<DaemonEvent>.Iterator
     /// Every event read so far.
@@ -152,9 +157,18 @@ struct EventLog {
         throw StreamEnded(seen: seen)
     }
 
+    /// The first event read already that matches, or else the next one that does.
+    @discardableResult
+    private mutating func find(_ matches: (DaemonEvent) -> Bool) async throws -> DaemonEvent {
+        if let event = seen.first(where: matches) {
+            return event
+        }
+        return try await next(matches)
+    }
+
     /// Reads events until the job named `name` is acknowledged; returns its report.
     mutating func acknowledged(_ name: String) async throws -> JobResultReport {
-        let event = try await next {
+        let event = try await find {
             if case let .jobAcknowledged(info, _) = $0 { return info.name == name }
             return false
         }
@@ -164,7 +178,7 @@ struct EventLog {
 
     /// Reads events until the job named `name` has failed for good; returns its report.
     mutating func failed(_ name: String) async throws -> JobFailureReport {
-        let event = try await next {
+        let event = try await find {
             if case let .jobFailed(info, _) = $0 { return info.name == name }
             return false
         }
@@ -174,7 +188,7 @@ struct EventLog {
 
     /// Reads events until the job named `name` finished an attempt (awaiting the flush).
     mutating func finished(_ name: String) async throws {
-        try await next {
+        try await find {
             if case let .jobFinished(info) = $0 { return info.name == name }
             return false
         }
@@ -182,7 +196,7 @@ struct EventLog {
 
     /// Reads events until the job named `name` started an attempt.
     mutating func started(_ name: String) async throws {
-        try await next {
+        try await find {
             if case let .jobStarted(info) = $0 { return info.name == name }
             return false
         }
@@ -190,7 +204,7 @@ struct EventLog {
 
     /// Reads events until the job named `name` was returned to `new/`.
     mutating func released(_ name: String) async throws {
-        try await next {
+        try await find {
             if case let .jobReleased(info) = $0 { return info.name == name }
             return false
         }
