@@ -203,7 +203,7 @@ struct PendingOverlay {
     }
 
     /// True when a level nearer than `depth` (or the own objects) has a change of `id`.
-    private func hidden(_ id: ObjectID, above depth: Int) -> Bool {
+    func hidden(_ id: ObjectID, above depth: Int) -> Bool {
         if let object = ownObjects[id], object.pendingChange() != nil { return true }
         for level in levels[..<depth] where level[id] != nil {
             return true

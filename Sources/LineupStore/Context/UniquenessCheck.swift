@@ -24,7 +24,9 @@ struct UniquenessCheck {
 
     /// Checks `changes`, the changes about to be applied (the newest change of an ID counts).
     func verify(_ changes: ChangeSet) throws {
-        let levels = [context.childChanges] + context.ancestors.map { $0.publishedChanges() }
+        // The same levels, nearest first, that a fetch reads.
+        let overlay = context.pendingOverlay()
+        let levels = overlay.levels
         // Rows of checked segments need a look only if something else may hold their keys: the
         // disk, this context's objects, pending rows. (A writer that has written everything
         // before receives a flush's rows with nothing to compare them with.)
@@ -49,7 +51,7 @@ struct UniquenessCheck {
         var conflicts: [MergeConflict] = []
         for (entity, claims) in byEntity {
             for constraint in entity.uniquenessConstraints.indices {
-                conflicts += try check(constraint, of: entity, claims, in: changes, levels: levels)
+                conflicts += try check(constraint, of: entity, claims, in: changes, overlay: overlay)
             }
         }
         guard conflicts.isEmpty else {
@@ -58,7 +60,7 @@ struct UniquenessCheck {
     }
 
     private func check(
-        _ constraint: Int, of entity: EntityDescription, _ claims: [Claim], in changes: ChangeSet, levels: [ChangeSet]
+        _ constraint: Int, of entity: EntityDescription, _ claims: [Claim], in changes: ChangeSet, overlay: PendingOverlay
     ) throws -> [MergeConflict] {
         let names = entity.uniquenessConstraints[constraint]
         func conflict(_ id: ObjectID, with holder: ObjectID) -> MergeConflict {
@@ -66,10 +68,9 @@ struct UniquenessCheck {
         }
         // A row's nearest change decides its key: a row found at some level holds the key only if
         // no nearer level (nor the incoming changes) changes it.
+        let levels = overlay.levels
         func isChangedNearer(than depth: Int, _ id: ObjectID) -> Bool {
-            if changes[id] != nil { return true }
-            if let object = context.changedObjects[id], object.pendingChange() != nil { return true }
-            return levels[..<depth].contains { $0[id] != nil }
+            changes[id] != nil || overlay.hidden(id, above: depth)
         }
         // The context's own changed objects are the nearest level; a context that accepts saves
         // rarely has many.
