@@ -1,8 +1,9 @@
 public import Foundation
 
 extension SpoolDirectory {
-    /// Marks a claimed job done: writes `done/<name>.result.json`, then moves the job file
-    /// from `active/` beside it.
+    /// Marks a claimed job done: writes `done/<stem>.result.json` (the stem is the job file's
+    /// name without `.job.json`, claim included), then moves the job file from `active/`
+    /// beside it.
     ///
     /// - Parameter report: the result report's bytes (usually ``JobResultReport/encoded()``).
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job file is no
@@ -37,23 +38,55 @@ extension SpoolDirectory {
         try finish([(job, report.encoded())], in: .failed)
     }
 
-    /// Returns a claimed job to `new/` under its own name, without counting an interruption
+    /// Returns a claimed job to `new/` without its claim, and without counting an interruption
     /// (graceful shutdown cancelled it before it finished).
     ///
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job file is no
     ///   longer in `active/`.
     public func release(_ job: ClaimedJob) throws(SpoolError) {
-        let source = path(of: .running) + "/" + job.fileName
-        guard try FileSystem.rename(source, to: path(of: .queued) + "/" + job.fileName) else {
-            throw SpoolError(code: .notFound, path: source, message: "claimed job file is no longer in active/")
+        guard try requeue(from: job.path, as: job.jobFileName) else {
+            throw SpoolError(code: .notFound, path: job.path, message: "claimed job file is no longer in active/")
         }
         forgetBacklog()
         try syncIfDurable(.queued)
     }
 
+    /// Counts a failed attempt of a claimed job that will be retried, in its file name in
+    /// `active/` (`.a<N>`), so that the count survives a restart and `maxAttempts` bounds the
+    /// job across restarts too.
+    ///
+    /// - Returns: the job under its new file name; use it from now on.
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job file is no
+    ///   longer in `active/`.
+    public func recordFailedAttempt(of job: ClaimedJob) throws(SpoolError) -> ClaimedJob {
+        let counted = job.jobFileName.withFailedAttempts(job.failedAttempts + 1)
+        let destination = path(of: .running) + "/" + counted.fileName
+        guard try FileSystem.rename(job.path, to: destination) else {
+            throw SpoolError(code: .notFound, path: job.path, message: "claimed job file is no longer in active/")
+        }
+        try syncIfDurable(.running)
+        return job.renamed(to: counted, path: destination)
+    }
+
+    /// Moves a job file from `active/` back to `new/` as `fileName` without its claim; with its
+    /// claim when another job in `new/` already has that name (two jobs of one name, both
+    /// interrupted). Returns false when `source` is gone.
+    func requeue(from source: String, as fileName: JobFileName) throws(SpoolError) -> Bool {
+        let queued = path(of: .queued) + "/"
+        do throws(SpoolError) {
+            return try FileSystem.rename(source, to: queued + fileName.withClaim(nil).fileName)
+        } catch where error.code == .alreadyExists {
+            return try FileSystem.rename(source, to: queued + fileName.fileName)
+        }
+    }
+
     /// Writes the reports, then moves the job files, as the protocol orders it.
     func finish(_ jobs: [(ClaimedJob, Data)], in state: SpoolState) throws(SpoolError) {
         guard !jobs.isEmpty else { return }
+        // Checked first so that a job finished twice leaves no second report behind.
+        for (job, _) in jobs where !FileSystem.fileExists(job.path) {
+            throw SpoolError(code: .notFound, path: job.path, message: "claimed job file is no longer in active/")
+        }
         var staged: [StagedReport] = []
         staged.reserveCapacity(jobs.count)
         for (job, report) in jobs {
@@ -107,9 +140,16 @@ extension SpoolDirectory {
         guard !staged.isEmpty else { return }
         let directory = path(of: state)
         for report in staged {
-            guard try FileSystem.rename(report.temporaryPath, to: directory + "/" + report.reportName) else {
-                throw SpoolError(
-                    code: .notFound, path: report.temporaryPath, message: "report vanished from tmp/ before it was moved")
+            do throws(SpoolError) {
+                guard try FileSystem.rename(report.temporaryPath, to: directory + "/" + report.reportName) else {
+                    throw SpoolError(
+                        code: .notFound, path: report.temporaryPath, message: "report vanished from tmp/ before it was moved")
+                }
+            } catch where error.code == .alreadyExists {
+                // A report of this claim is in place already (an earlier try at filing this group
+                // stopped between its reports and its job files): claims are unique, so it is
+                // this job's own.
+                try FileSystem.removeFile(report.temporaryPath)
             }
         }
         try syncIfDurable(state)

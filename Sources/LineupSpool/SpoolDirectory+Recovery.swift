@@ -7,11 +7,12 @@ extension SpoolDirectory {
     /// Recovers the jobs a stopped daemon left in `active/`. Call it at start-up, before
     /// claiming, while no other consumer runs on this spool.
     ///
-    /// Each leftover was interrupted. If its report already lies in `done/` or `failed/`,
-    /// its move is finished. Otherwise its interruption count goes up by one: below
-    /// `maxInterruptions` it returns to `new/` as `<name>.i<count>.job.json` (its place in
-    /// the name order unchanged); at `maxInterruptions` it goes to `failed/` with a
-    /// ``JobFailureReport`` (not retryable) that says it was interrupted that many times.
+    /// Each leftover was interrupted. If its own report (the same claim) already lies in
+    /// `done/` or `failed/`, its move is finished. Otherwise its interruption count goes up by
+    /// one: below `maxInterruptions` it returns to `new/` without its claim, as
+    /// `<name>.i<count>[.a<N>].job.json` (its place in the name order unchanged); at
+    /// `maxInterruptions` it goes to `failed/` with a ``JobFailureReport`` (not retryable) that
+    /// says it was interrupted that many times.
     ///
     /// - Parameter maxInterruptions: how many interruptions make a job poison (1 or more).
     @discardableResult
@@ -42,10 +43,13 @@ extension SpoolDirectory {
             }
             let counted = fileName.withInterruptions(fileName.interruptions + 1)
             if counted.interruptions < maxInterruptions {
-                if try FileSystem.rename(source, to: path(of: .queued) + "/" + counted.fileName) {
+                if try requeue(from: source, as: counted) {
                     recovery.requeued.append(fileName.name)
                 }
             } else {
+                // A file put into active/ by hand has no claim; it gets one, so that its name in
+                // failed/ is its own.
+                let counted = counted.claim == nil ? counted.withClaim(JobFileName.newClaim()) : counted
                 let report = poisonReport(for: counted, at: source)
                 let reportPath = path(of: .failed) + "/" + counted.errorReportName
                 let temporary = temporaryPath + "/." + counted.errorReportName
@@ -95,10 +99,10 @@ extension SpoolDirectory {
             name: fileName.name,
             id: parsed?.id,
             kind: parsed?.kind,
-            reason: "\(path): the daemon stopped while running this job "
+            reason: "\(fileName.name + JobFileName.suffix): the daemon stopped while running this job "
                 + (fileName.interruptions == 1 ? "once" : "\(fileName.interruptions) times") + "; "
                 + "it is set aside as poison (it may crash the daemon)",
-            attempts: fileName.interruptions,
+            attempts: fileName.failedAttempts + fileName.interruptions,
             interruptions: fileName.interruptions,
             retryable: false,
             startedAt: nil,

@@ -23,7 +23,7 @@ extension SpoolDirectory {
     ///
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when there is none.
     public func resultReport(for entry: SpoolEntry) throws(SpoolError) -> JobResultReport {
-        let path = self.path(of: .done) + "/" + JobFileName(name: entry.name).resultReportName
+        let path = self.path(of: .done) + "/" + entry.jobFileName.resultReportName
         return try JobResultReport(data: readReport(path), path: path)
     }
 
@@ -31,7 +31,7 @@ extension SpoolDirectory {
     ///
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when there is none.
     public func failureReport(for entry: SpoolEntry) throws(SpoolError) -> JobFailureReport {
-        let path = self.path(of: .failed) + "/" + JobFileName(name: entry.name).errorReportName
+        let path = self.path(of: .failed) + "/" + entry.jobFileName.errorReportName
         return try JobFailureReport(data: readReport(path), path: path)
     }
 

@@ -13,26 +13,34 @@ public import Foundation
 ///   failed/  job file + <name>.error.json
 /// ```
 ///
-/// A job file is named `<name>[.i<N>].job.json`. ``enqueue(_:)`` makes `<name>` from the UTC
-/// time with microseconds, the pid, a random per-process token and a counter
-/// (`20261122T193512.123456Z-4242-0a1b2c-17`), so names sort by enqueue time and `new/` is
-/// claimed first in, first out. `.i<N>` counts the times a daemon stopped while the job was
-/// running; it lives in the name so that the count survives crashes, and it comes after
-/// `<name>` so that it does not change the order. Entries that do not end in `.job.json` or
-/// that start with a dot (editor swap files, a producer's own temporary files) are ignored.
-/// A hand-written job file may use any `<name>`; it sorts among the others by that name.
+/// A job file is named `<name>[.i<N>][.a<N>][.c<claim>].job.json`. ``enqueue(_:)`` makes
+/// `<name>` from the UTC time with microseconds, the pid, a random per-process token and a
+/// counter (`20261122T193512.123456Z-4242-0a1b2c-17`), so names sort by enqueue time and `new/`
+/// is claimed first in, first out. A hand-written job file may use any `<name>`; it sorts among
+/// the others by that name, and any number of jobs may share it. The tags are the spool's:
+/// `.i<N>` counts the times a daemon stopped while the job was running, `.a<N>` the attempts
+/// that failed and will be retried, and `.c<claim>` is the claim, drawn afresh at each claim, so
+/// that every file in `active/`, `done/` and `failed/` has a name of its own and its report
+/// (`<stem>.result.json`, `<stem>.error.json`, where the stem is the file name without
+/// `.job.json`) belongs to that claim alone. They live in the name so that they survive crashes,
+/// and come after `<name>` so that they do not change the order. Entries that do not end in
+/// `.job.json` or that start with a dot (editor swap files, a producer's own temporary files)
+/// are ignored.
 ///
 /// ## Protocol
 ///
 /// Every move of a job file is one `rename(2)` within the spool, which the kernel performs
 /// atomically: the file is in its old directory or its new one, never both and never
-/// neither.
+/// neither. No move ever replaces a file (`RENAME_NOREPLACE`): a replaced file would be a job
+/// lost without a trace.
 ///
 /// - **Enqueue**: write `tmp/<file>` (created exclusively), fsync it, rename it to
 ///   `new/<file>`, fsync `new/`.
-/// - **Claim**: rename `new/<file>` to `active/<file>`. When the rename finds no file,
-///   another claimer won it; the next name is tried. No fsync: a claim lost in a power cut
-///   just leaves the job queued.
+/// - **Claim**: rename `new/<file>` to `active/<file with a fresh claim>`. When the rename
+///   finds no file, another claimer won it; the next name is tried. No fsync: a claim lost in a
+///   power cut just leaves the job queued.
+/// - **Retry**: a failed attempt that will be retried renames `active/<file>` to count it
+///   (`.a<N>`), so that a restart does not reset the count.
 /// - **Complete** / **fail**: write the report to `tmp/`, fsync it, rename it to
 ///   `done/<name>.result.json` (or `failed/<name>.error.json`), fsync that directory, then
 ///   rename the job file from `active/` beside it and fsync again. A job file in `done/` or
@@ -41,12 +49,13 @@ public import Foundation
 ///   step may be taken early (``stageResultReport(_:of:)``), while the job waits for
 ///   something else; the report then waits in `tmp/`, where it means nothing, until
 ///   ``complete(staged:)`` takes the renames.
-/// - **Release** (graceful shutdown): rename `active/<file>` back to `new/<file>`, unchanged.
+/// - **Release** (graceful shutdown): rename `active/<file>` back to `new/`, without its claim.
 /// - **Recover** (start-up, before claiming): each file left in `active/` was interrupted.
-///   If its report already lies in `done/` or `failed/`, the crash came between the two
-///   renames of complete or fail, and the move is finished. Otherwise it goes back to `new/`
-///   as `<name>.i<N+1>.job.json`, or, once N+1 reaches the limit, to `failed/` (report
-///   first) as poison.
+///   If its own report (same claim) already lies in `done/` or `failed/`, the crash came
+///   between the two renames of complete or fail, and the move is finished. Otherwise it goes
+///   back to `new/` without its claim and with `.i<N+1>`, or, once N+1 reaches the limit, to
+///   `failed/` (report first) as poison. A file going back to `new/` keeps its old claim when
+///   another job there already has the name it would take.
 ///
 /// ## Crash safety
 ///
@@ -205,8 +214,11 @@ public final class SpoolDirectory: Sendable {
         guard let parsed = JobFileName(fileName: fileName), !fileName.contains("/") else {
             throw SpoolError(code: .invalidPath, path: fileName, message: "is not the name of a job file (<name>.job.json)")
         }
+        // A fresh claim in the name: the rename cannot meet a file of an earlier job with the
+        // same name in active/, and this job's report can never be taken for another's.
+        let claimed = parsed.withClaim(JobFileName.newClaim())
         let source = path(of: .queued) + "/" + fileName
-        let destination = path(of: .running) + "/" + fileName
+        let destination = path(of: .running) + "/" + claimed.fileName
         guard try FileSystem.rename(source, to: destination) else {
             return nil
         }
@@ -228,7 +240,7 @@ public final class SpoolDirectory: Sendable {
             loadFailure = error
         }
         return ClaimedJob(
-            fileName: parsed,
+            fileName: claimed,
             path: destination,
             contents: contents,
             claimedAt: claimedAt,

@@ -2,7 +2,7 @@ public import Foundation
 
 /// A job file found in one of the spool's directories, for listings (`lineup status`).
 public struct SpoolEntry: Sendable, Hashable {
-    /// The job's stable name (reports are named after it).
+    /// The job's name as it was enqueued; several jobs may share it.
     public let name: String
     /// The file's name in its directory.
     public let fileName: String
@@ -12,6 +12,10 @@ public struct SpoolEntry: Sendable, Hashable {
     public let path: String
     /// How many times a daemon stopped while running it.
     public let interruptions: Int
+    /// How many of its attempts failed and were (or will be) retried.
+    public let failedAttempts: Int
+    /// Its claim, for a job in `active/`, `done/` or `failed/` (see ``ClaimedJob/claim``).
+    public let claim: String?
 
     init(fileName: JobFileName, state: SpoolState, path: String) {
         self.name = fileName.name
@@ -19,6 +23,12 @@ public struct SpoolEntry: Sendable, Hashable {
         self.state = state
         self.path = path
         self.interruptions = fileName.interruptions
+        self.failedAttempts = fileName.failedAttempts
+        self.claim = fileName.claim
+    }
+
+    var jobFileName: JobFileName {
+        JobFileName(name: name, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
     }
 
     /// The job file.

@@ -16,6 +16,7 @@ public struct SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidPath
             case pathOutsideAllowedDirectory
             case notFound
+            case alreadyExists
             case io
         }
 
@@ -39,6 +40,8 @@ public struct SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let pathOutsideAllowedDirectory = Code(.pathOutsideAllowedDirectory)
         /// A file or directory that must exist does not.
         public static let notFound = Code(.notFound)
+        /// A file is already where the spool would move one: the spool never replaces a file.
+        public static let alreadyExists = Code(.alreadyExists)
         /// A system call failed; ``SpoolError/systemErrorNumber`` holds `errno`.
         public static let io = Code(.io)
 
@@ -50,6 +53,7 @@ public struct SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
             case .invalidPath: "invalid path"
             case .pathOutsideAllowedDirectory: "path outside allowed directory"
             case .notFound: "not found"
+            case .alreadyExists: "already exists"
             case .io: "I/O error"
             }
         }

@@ -66,7 +66,10 @@ import Testing
         let entry = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "one-row"])
         try await events.finished(entry.name)
         let tmp = harness.configuration.spoolURL.appending(path: "tmp").path
-        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp) == [".\(entry.name).result.json"])
+        let running = try #require(try harness.spool.entries(.running).first)
+        #expect(running.name == entry.name)
+        let stem = running.fileName.dropLast(".job.json".count)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp) == [".\(stem).result.json"])
         #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 0))
 
         let summary = try await harness.daemon.flush()
@@ -136,7 +139,8 @@ import Testing
         let kept = try harness.enqueue(["kind": "insert-rows", "count": 1])
         try await events.finished(kept.name)
         // Removed from active/ behind the daemon's back: the group's move stops at it.
-        try FileManager.default.removeItem(at: harness.spool.directory(.running).appending(path: vanished.fileName))
+        let claimed = try #require(try harness.spool.entries(.running).first { $0.name == vanished.name })
+        try FileManager.default.removeItem(at: claimed.url)
 
         let summary = try await harness.daemon.flush()
         #expect(summary.acknowledged == [kept.name])

@@ -77,7 +77,7 @@ import Testing
         _ = try await events.failed(importJob.name)
         let report = try await events.failed(statistics.name)
         #expect(!report.retryable)
-        #expect(report.reason.hasPrefix("\(harness.configuration.spoolURL.path)/active/\(statistics.fileName): dependency failed: job import in `after` failed: "))
+        #expect(report.reason.hasPrefix("\(statistics.fileName): dependency failed: job import in `after` failed: "))
         // A dependent claimed after the failure fails the same way.
         let late = try harness.enqueue(["kind": "count-rows", "after": ["import"]])
         let lateReport = try await events.failed(late.name)
@@ -109,7 +109,7 @@ import Testing
         let report = try await events.failed(entry.name)
         #expect(
             report.reason
-                == "\(harness.configuration.spoolURL.path)/active/\(entry.fileName): unknown dependency: no job with id ghost "
+                == "\(entry.fileName): unknown dependency: no job with id ghost "
                 + "(named in `after`) was queued, running, done or failed within 0.05 s")
         try await harness.stop(run)
     }

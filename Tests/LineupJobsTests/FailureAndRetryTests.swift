@@ -16,7 +16,7 @@ import Testing
             return (info.attempt, error)
         }
         #expect(retries.map(\.0) == [1, 2])
-        #expect(retries.first?.1 == "\(harness.configuration.spoolURL.path)/active/\(entry.fileName): fail-n-times failed: planned failure of attempt 1")
+        #expect(retries.first?.1 == "\(entry.fileName): fail-n-times failed: planned failure of attempt 1")
         try await harness.daemon.flush()
         let report = try harness.resultReport(entry)
         #expect(report.attempts == 3)
@@ -36,7 +36,7 @@ import Testing
         #expect(report.retryable)
         #expect(report.id == "flaky")
         #expect(report.kind == "fail-n-times")
-        #expect(report.reason == "\(harness.configuration.spoolURL.path)/active/\(entry.fileName): fail-n-times failed: planned failure of attempt 3")
+        #expect(report.reason == "\(entry.fileName): fail-n-times failed: planned failure of attempt 3")
         #expect(try harness.failureReport(entry) == JobFailureReport(data: report.encoded()))
         #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 0, failed: 1))
         // Every failed attempt discarded its context.

@@ -18,28 +18,29 @@ import Testing
         return (report, harness, entry)
     }
 
-    func activePath(_ harness: DaemonHarness, _ entry: SpoolEntry) -> String {
-        "\(harness.configuration.spoolURL.path)/active/\(entry.fileName)"
+    /// How failure reports name a job: by its file name as it was enqueued.
+    func spoolName(_ harness: DaemonHarness, _ entry: SpoolEntry) -> String {
+        entry.fileName
     }
 
     @Test func malformedJSONFails() async throws {
         let (report, harness, entry) = try await failure { try $0.enqueue(raw: "{\"kind\": \"insert-rows\", ") }
         defer { harness.removeFiles() }
         #expect(report.kind == nil)
-        #expect(report.reason.hasPrefix("\(activePath(harness, entry)): malformed job file: job file is not valid JSON"))
+        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): malformed job file: job file is not valid JSON"))
     }
 
     @Test func jobFileWithoutKindFails() async throws {
         let (report, harness, entry) = try await failure { try $0.enqueue(raw: "{\"count\": 3}") }
         defer { harness.removeFiles() }
-        #expect(report.reason.hasPrefix("\(activePath(harness, entry)): invalid parameters: job file has no `kind` field"))
+        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): invalid parameters: job file has no `kind` field"))
     }
 
     @Test func missingParameterFails() async throws {
         let (report, harness, entry) = try await failure { try $0.enqueue(["kind": "insert-rows", "label": "x"]) }
         defer { harness.removeFiles() }
         #expect(report.kind == "insert-rows")
-        #expect(report.reason.hasPrefix("\(activePath(harness, entry)): invalid parameters:"))
+        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): invalid parameters:"))
         #expect(report.reason.contains("`count`"))
     }
 
@@ -48,7 +49,7 @@ import Testing
         defer { harness.removeFiles() }
         #expect(
             report.reason
-                == "\(activePath(harness, entry)): unknown kind: no task is registered for kind \"import-tide\" "
+                == "\(spoolName(harness, entry)): unknown kind: no task is registered for kind \"import-tide\" "
                 + "(known kinds: copy-file, count-rows, fail-n-times, insert-rows, relabel, slow)")
     }
 
@@ -63,7 +64,7 @@ import Testing
             return try harness.enqueue(["kind": "copy-file", "input": .string(path), "output": "copy.txt"])
         }
         defer { harness.removeFiles() }
-        #expect(report.reason.hasPrefix("\(activePath(harness, entry)): path outside allowed directory: \(path): "))
+        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): path outside allowed directory: \(path): "))
         #expect(!FileManager.default.fileExists(atPath: harness.root.appending(path: "output/copy.txt").path))
     }
 
@@ -73,7 +74,7 @@ import Testing
             return try harness.enqueue(["kind": "copy-file", "input": "in.txt", "output": "../input/overwritten.txt"])
         }
         defer { harness.removeFiles() }
-        #expect(report.reason.hasPrefix("\(activePath(harness, entry)): path outside allowed directory: ../input/overwritten.txt: "))
+        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): path outside allowed directory: ../input/overwritten.txt: "))
     }
 
     @Test func pathsInsideTheDirectoriesWork() async throws {

@@ -60,7 +60,8 @@ struct EnqueueClaimTests {
             let entry = try spool.enqueue(JobFile(kind: "statistics"))
             let claimed = try #require(try spool.claimNext())
             try spool.complete(claimed, report: Data("{}".utf8))
-            #expect(try fileNames(in: spool, "done") == [entry.fileName, entry.name + ".result.json"])
+            #expect(claimed.name == entry.name)
+            #expect(try fileNames(in: spool, "done") == [claimed.fileName, claimed.stem + ".result.json"])
         }
     }
 
@@ -102,13 +103,15 @@ struct EnqueueClaimTests {
             let before = Date()
             let job = try #require(try spool.claimNext())
             #expect(job.name == entry.name)
-            #expect(job.fileName == entry.fileName)
-            #expect(job.url == spool.directory(.running).appending(path: entry.fileName))
+            #expect(job.fileName == entry.name + ".c" + job.claim + ".job.json")
+            #expect(job.claim.count == 12 && job.claim.allSatisfy(\.isHexDigit))
+            #expect(job.enqueuedFileName == entry.fileName)
+            #expect(job.url == spool.directory(.running).appending(path: job.fileName))
             #expect(job.contents == data)
             #expect(job.interruptions == 0)
             #expect(job.claimedAt >= before)
             #expect(try job.decodeJobFile().kind == "import-buoy")
-            #expect(try fileNames(in: spool, "active") == [entry.fileName])
+            #expect(try fileNames(in: spool, "active") == [job.fileName])
         }
     }
 

@@ -23,12 +23,13 @@ struct FinishingTests {
                 details: ["rows": 12, "output": "journal.csv"]
             )
             try spool.complete(claimed, report: report)
-            #expect(try fileNames(in: spool, "done") == [entry.fileName, entry.name + ".result.json"])
+            #expect(claimed.fileName.hasPrefix(entry.name + ".c"))
+            #expect(try fileNames(in: spool, "done") == [claimed.fileName, claimed.stem + ".result.json"])
             #expect(try fileNames(in: spool, "active") == [])
             #expect(try fileNames(in: spool, "new") == [])
             #expect(try fileNames(in: spool, "failed") == [])
             #expect(try fileNames(in: spool, "tmp") == [])
-            #expect(try Data(contentsOf: spool.directory(.done).appending(path: entry.fileName)) == job.encoded())
+            #expect(try Data(contentsOf: spool.directory(.done).appending(path: claimed.fileName)) == job.encoded())
             #expect(try spool.resultReport(for: try #require(try spool.entries(.done).first)) == report)
         }
     }
@@ -36,15 +37,15 @@ struct FinishingTests {
     @Test("complete keeps the bytes it is given as the report")
     func completeWithBytes() async throws {
         try await withSpool { spool in
-            let entry = try spool.enqueue(JobFile(kind: "statistics"))
+            try spool.enqueue(JobFile(kind: "statistics"))
             let claimed = try #require(try spool.claimNext())
             try spool.complete(claimed, report: Data(#"{"custom":true}"#.utf8))
-            let written = try Data(contentsOf: spool.directory(.done).appending(path: entry.name + ".result.json"))
+            let written = try Data(contentsOf: spool.directory(.done).appending(path: claimed.stem + ".result.json"))
             #expect(String(decoding: written, as: UTF8.self) == #"{"custom":true}"#)
         }
     }
 
-    @Test("an interrupted job keeps its counted file name in done/, and its report the plain name")
+    @Test("an interrupted job keeps its counted file name in done/, and its report shares its stem")
     func completeInterrupted() async throws {
         try await withSpool { spool in
             let entry = try spool.enqueue(JobFile(kind: "statistics"))
@@ -52,7 +53,8 @@ struct FinishingTests {
             try spool.recoverActive()
             let claimed = try #require(try spool.claimNext())
             try spool.complete(claimed, report: Data("{}".utf8))
-            #expect(try fileNames(in: spool, "done") == [entry.name + ".i1.job.json", entry.name + ".result.json"])
+            #expect(claimed.stem == entry.name + ".i1.c" + claimed.claim)
+            #expect(try fileNames(in: spool, "done") == [claimed.stem + ".job.json", claimed.stem + ".result.json"])
         }
     }
 
@@ -64,8 +66,9 @@ struct FinishingTests {
             while let job = try spool.claimNext() {
                 group.append((job, Data(#"{"n":"\#(job.name)"}"#.utf8)))
             }
+            #expect(group.map(\.job.name) == entries.map(\.name))
             try spool.complete(group)
-            let expected = entries.flatMap { [$0.fileName, $0.name + ".result.json"] }.sorted()
+            let expected = group.flatMap { [$0.job.fileName, $0.job.stem + ".result.json"] }.sorted()
             #expect(try fileNames(in: spool, "done") == expected)
             #expect(try fileNames(in: spool, "active") == [])
             #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 3, failed: 0))
@@ -85,12 +88,12 @@ struct FinishingTests {
                 staged.append(try spool.stageResultReport(report.encoded(), of: claimed))
             }
             #expect(staged.map(\.job.name) == entries.map(\.name))
-            #expect(try fileNames(in: spool, "tmp") == entries.map { ".\($0.name).result.json" })
+            #expect(try fileNames(in: spool, "tmp") == staged.map { ".\($0.job.stem).result.json" }.sorted())
             #expect(try fileNames(in: spool, "done") == [])
             #expect(try spool.counts() == SpoolCounts(queued: 0, running: 2, done: 0, failed: 0))
 
             try spool.complete(staged: staged)
-            let expected = entries.flatMap { [$0.fileName, $0.name + ".result.json"] }.sorted()
+            let expected = staged.flatMap { [$0.job.fileName, $0.job.stem + ".result.json"] }.sorted()
             #expect(try fileNames(in: spool, "done") == expected)
             #expect(try fileNames(in: spool, "tmp") == [])
             #expect(try fileNames(in: spool, "active") == [])
@@ -109,7 +112,7 @@ struct FinishingTests {
             #expect(try spool.removeStaleTemporaryFiles(olderThan: -1) == 1)
             let error = try #require(throws: SpoolError.self) { try spool.complete(staged: [staged]) }
             #expect(error.code == .notFound)
-            #expect(error.path == "\(spool.root.path)/tmp/.\(claimed.name).result.json")
+            #expect(error.path == "\(spool.root.path)/tmp/.\(claimed.stem).result.json")
             #expect(error.message == "report vanished from tmp/ before it was moved")
             #expect(try spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 0))
             #expect(try fileNames(in: spool, "done") == [])
@@ -133,7 +136,8 @@ struct FinishingTests {
                 finishedAt: finished
             )
             try spool.fail(claimed, report: report)
-            #expect(try fileNames(in: spool, "failed") == [entry.name + ".error.json", entry.fileName])
+            #expect(claimed.name == entry.name)
+            #expect(try fileNames(in: spool, "failed") == [claimed.fileName, claimed.stem + ".error.json"].sorted())
             #expect(try fileNames(in: spool, "active") == [])
             #expect(try fileNames(in: spool, "done") == [])
             #expect(try fileNames(in: spool, "tmp") == [])

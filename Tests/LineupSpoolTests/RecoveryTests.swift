@@ -76,9 +76,10 @@ struct RecoveryTests {
             #expect(recovery.poisoned == [entry.name])
             #expect(try fileNames(in: spool, "new") == [])
             #expect(try fileNames(in: spool, "active") == [])
-            #expect(try fileNames(in: spool, "failed") == [entry.name + ".error.json", entry.name + ".i3.job.json"])
-
             let failed = try #require(try spool.entries(.failed).first)
+            let claim = try #require(failed.claim)
+            let stem = entry.name + ".i3.c" + claim
+            #expect(try fileNames(in: spool, "failed") == [stem + ".error.json", stem + ".job.json"])
             #expect(failed.interruptions == 3)
             let report = try spool.failureReport(for: failed)
             #expect(report.name == entry.name)
@@ -88,10 +89,9 @@ struct RecoveryTests {
             #expect(report.interruptions == 3)
             #expect(report.retryable == false)
             #expect(report.startedAt == nil)
-            let activePath = spool.directory(.running).appending(path: entry.name + ".i2.job.json").path
             #expect(
                 report.reason
-                    == "\(activePath): the daemon stopped while running this job 3 times; it is set aside as poison (it may crash the daemon)"
+                    == "\(entry.fileName): the daemon stopped while running this job 3 times; it is set aside as poison (it may crash the daemon)"
             )
         }
     }
@@ -114,13 +114,13 @@ struct RecoveryTests {
     func finishesInterruptedCompletion() async throws {
         try await withSpool { spool in
             let entry = try spool.enqueue(JobFile(kind: "statistics"))
-            _ = try claimAndCrash(spool)
+            let claimed = try #require(try claimAndCrash(spool).first)
             // The crash came after the report was renamed into done/, before the job file was.
-            try write("{}", to: spool.directory(.done).appending(path: entry.name + ".result.json"))
+            try write("{}", to: spool.directory(.done).appending(path: claimed.stem + ".result.json"))
             let recovery = try spool.recoverActive()
             #expect(recovery.completed == [entry.name])
             #expect(recovery.requeued == [])
-            #expect(try fileNames(in: spool, "done") == [entry.fileName, entry.name + ".result.json"])
+            #expect(try fileNames(in: spool, "done") == [claimed.fileName, claimed.stem + ".result.json"])
             #expect(try fileNames(in: spool, "active") == [])
             #expect(try fileNames(in: spool, "new") == [])
         }
@@ -130,11 +130,11 @@ struct RecoveryTests {
     func finishesInterruptedFailure() async throws {
         try await withSpool { spool in
             let entry = try spool.enqueue(JobFile(kind: "statistics"))
-            _ = try claimAndCrash(spool)
-            try write("{}", to: spool.directory(.failed).appending(path: entry.name + ".error.json"))
+            let claimed = try #require(try claimAndCrash(spool).first)
+            try write("{}", to: spool.directory(.failed).appending(path: claimed.stem + ".error.json"))
             let recovery = try spool.recoverActive()
             #expect(recovery.failed == [entry.name])
-            #expect(try fileNames(in: spool, "failed") == [entry.name + ".error.json", entry.fileName])
+            #expect(try fileNames(in: spool, "failed") == [claimed.fileName, claimed.stem + ".error.json"].sorted())
             #expect(try fileNames(in: spool, "active") == [])
         }
     }

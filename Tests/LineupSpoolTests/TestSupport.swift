@@ -72,3 +72,10 @@ func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     }
     group.wait()
 }
+
+extension ClaimedJob {
+    /// The file name in `active/` without `.job.json`: what this claim's reports are named after.
+    var stem: String {
+        String(fileName.dropLast(".job.json".count))
+    }
+}

@@ -1,7 +1,10 @@
 /// Which job an event or a status line is about.
 public struct JobInfo: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The job's stable name in the spool (reports are named after it).
+    /// The job's name in the spool, as it was enqueued; several jobs may share it.
     public var name: String
+    /// The claim under which it runs (see `ClaimedJob.claim`): what tells apart two jobs of
+    /// one name. Empty for a job not claimed from a spool.
+    public var claim: String
     /// The job file's `id`, if it has one (and could be read).
     public var id: String?
     /// The job kind, if the job file could be read.
@@ -9,8 +12,9 @@ public struct JobInfo: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The current or last attempt, from 1; 0 before the first.
     public var attempt: Int
 
-    public init(name: String, id: String?, kind: String?, attempt: Int) {
+    public init(name: String, claim: String = "", id: String?, kind: String?, attempt: Int) {
         self.name = name
+        self.claim = claim
         self.id = id
         self.kind = kind
         self.attempt = attempt

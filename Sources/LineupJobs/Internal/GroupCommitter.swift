@@ -33,7 +33,7 @@ final class GroupCommitter: Sendable {
     struct Outcome: Sendable {
         /// The store flush, or why it failed (then nothing was filed).
         let flush: Result<FlushReport, any Error>
-        /// Names of the jobs now in `done/` with their reports.
+        /// Claims of the jobs now in `done/` with their reports.
         let filed: Set<String>
     }
 
@@ -74,14 +74,14 @@ final class GroupCommitter: Sendable {
     }
 
     /// Moves the jobs to `done/` with their reports, as one group (one directory sync for the
-    /// group rather than one per job); returns the names of those moved. When the group stops at
+    /// group rather than one per job); returns the claims of those moved. When the group stops at
     /// an error, the rest are tried one by one, so that one bad file holds back only itself.
     private func file(_ jobs: [Job], logger: Logger) -> Set<String> {
         guard !jobs.isEmpty else { return [] }
         let staged = jobs.compactMap { $0.staged ?? stage($0.report, of: $0.claimed, logger: logger).staged }
         do {
             try spool.complete(staged: staged)
-            return Set(staged.map(\.job.name))
+            return Set(staged.map(\.job.claim))
         } catch {
             logger.warning("cannot move a group of jobs to done/; moving them one by one", metadata: ["error": "\(error)"])
         }
@@ -91,10 +91,10 @@ final class GroupCommitter: Sendable {
             do {
                 // Written afresh: the group may have moved its staged report already.
                 try spool.complete(job.claimed, report: job.report)
-                filed.insert(job.claimed.name)
+                filed.insert(job.claimed.claim)
             } catch where FileManager.default.fileExists(atPath: done.appending(path: job.claimed.fileName).path) {
                 // Moved by the group call before it stopped.
-                filed.insert(job.claimed.name)
+                filed.insert(job.claimed.claim)
             } catch {
                 logger.error(
                     "cannot move an acknowledged job to done/; retrying after the next flush",

@@ -21,7 +21,8 @@ final class JobRecord {
         case settled
     }
 
-    let claimed: ClaimedJob
+    /// The claimed file; it changes name when a failed attempt is counted.
+    var claimed: ClaimedJob
     let file: JobFile?
     let jobID: String
     var state: State = .claimed
@@ -62,8 +63,11 @@ final class JobRecord {
 
     var name: String { claimed.name }
 
+    /// What the runner knows the job by: its claim, which no other job shares.
+    var claim: String { claimed.claim }
+
     var info: JobInfo {
-        JobInfo(name: claimed.name, id: file?.id, kind: file?.kind, attempt: attempt)
+        JobInfo(name: claimed.name, claim: claimed.claim, id: file?.id, kind: file?.kind, attempt: attempt)
     }
 
     var isSettled: Bool {

@@ -22,9 +22,9 @@ extension JobRunner {
     /// A task left the queue: keep its result for the flush, retry it, fail it or release it.
     ///
     /// - Parameter finished: for a success, its report staged by ``stageReport(of:claimed:id:kind:attempt:)``.
-    func taskCompleted(name: String, task: JobTask, finished: GroupCommitter.Job?) {
+    func taskCompleted(claim: String, task: JobTask, finished: GroupCommitter.Job?) {
         assertOnCoordinator()
-        guard let record = live[name], record.task === task else { return }
+        guard let record = live[claim], record.task === task else { return }
         queuedTaskCount -= 1
         record.startedAt = task.startedAt
         switch task.finalResult {
@@ -63,6 +63,13 @@ extension JobRunner {
         }
         let delay = record.policy.delay(afterAttempt: record.attempt, jitter: jitter())
         let reason = describe(error, of: record)
+        do {
+            record.claimed = try spool.recordFailedAttempt(of: record.claimed)
+        } catch {
+            // The retry goes on; only a restart before it succeeds would forget this attempt.
+            logger.error(
+                "cannot count a failed attempt in the job's file name", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
+        }
         record.state = .waitingForRetry
         events.emit(.retryScheduled(record.info, delay: delay, error: reason))
         logger.warning(
@@ -71,9 +78,9 @@ extension JobRunner {
                 "job": "\(record.jobID)", "attempt": "\(record.attempt)", "of": "\(record.policy.maxAttempts)",
                 "delay_ms": "\(Int(delay / .milliseconds(1)))", "error": "\(reason)",
             ])
-        let name = record.name
+        let claim = record.claim
         coordinator.asyncAfter(deadline: .now() + delay.dispatchInterval) {
-            guard let record = self.live[name], case .waitingForRetry = record.state else { return }
+            guard let record = self.live[claim], case .waitingForRetry = record.state else { return }
             self.startAttempt(record)
         }
     }
@@ -117,18 +124,18 @@ extension JobRunner {
     func settle(_ record: JobRecord, _ outcome: AcknowledgementGate.Outcome) {
         record.state = .settled
         record.preparedTask = nil
-        live[record.name] = nil
+        live[record.claim] = nil
         if let id = record.file?.id, liveByID[id] === record {
             liveByID[id] = nil
         }
         record.openGate(outcome)
     }
 
-    /// The error as a sentence that names the job file.
+    /// The error as a sentence that names the job file as it was enqueued.
     func describe(_ error: any Error, of record: JobRecord) -> String {
         if let error = error as? JobError {
-            return error.naming(jobFile: record.claimed.path).description
+            return error.naming(jobFile: record.claimed.enqueuedFileName).description
         }
-        return "\(record.claimed.path): \(record.file?.kind ?? "job") failed: \(error)"
+        return "\(record.claimed.enqueuedFileName): \(record.file?.kind ?? "job") failed: \(error)"
     }
 }

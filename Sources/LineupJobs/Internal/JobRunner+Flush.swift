@@ -80,7 +80,7 @@ extension JobRunner {
         var acknowledged: [String] = []
         for record in group {
             guard case let .awaitingFlush(job) = record.state else { continue }
-            guard outcome.filed.contains(record.name) else {
+            guard outcome.filed.contains(record.claim) else {
                 // Its data is on disk; the next flush tries to file it again.
                 awaitingFiling.append(record)
                 continue

@@ -39,7 +39,7 @@ final class JobRunner: @unchecked Sendable {
     let jitter: @Sendable () -> Double
     let startedAt = Date()
 
-    /// Unsettled jobs by spool name.
+    /// Unsettled jobs by claim (names may repeat; claims do not).
     var live: [String: JobRecord] = [:]
     /// Unsettled jobs by job id; the latest claimed job wins an id used twice.
     var liveByID: [String: JobRecord] = [:]
@@ -146,13 +146,14 @@ final class JobRunner: @unchecked Sendable {
         } catch {
             file = nil
             let code: JobError.Code = error.code == .malformedJobFile ? .malformedJobFile : .invalidParameters
-            invalid = JobError(code, error.message, jobFile: claimed.path, isRetryable: false, underlying: error)
+            invalid = JobError(code, error.message, jobFile: claimed.enqueuedFileName, isRetryable: false, underlying: error)
         }
         let policy = settings.withLock { $0.retry }.overridden(
             maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
         let record = JobRecord(claimed: claimed, file: file, policy: policy)
-        record.attempt = 1
-        live[record.name] = record
+        // Failed attempts of earlier runs count: the number lives in the file name.
+        record.attempt = claimed.failedAttempts + 1
+        live[record.claim] = record
         events.emit(.jobClaimed(record.info))
         logger.debug("job claimed", metadata: ["job": "\(record.jobID)", "file": "\(claimed.fileName)"])
         admit(record, invalid: invalid)
@@ -174,6 +175,16 @@ final class JobRunner: @unchecked Sendable {
             return
         }
         guard let file = record.file else { return }
+        if record.claimed.failedAttempts >= record.policy.maxAttempts {
+            // Its attempts were used up before a restart, or maxAttempts was lowered since.
+            failPermanently(
+                record,
+                JobError(
+                    .jobFailed,
+                    "\(record.claimed.failedAttempts) attempts failed already, and maxAttempts is \(record.policy.maxAttempts)",
+                    jobFile: record.claimed.enqueuedFileName, isRetryable: false))
+            return
+        }
         do {
             record.preparedTask = try registry.makeTask(for: makeRequest(record))
         } catch {
@@ -188,7 +199,7 @@ final class JobRunner: @unchecked Sendable {
 
     func makeRequest(_ record: JobRecord) -> JobRequest {
         JobRequest(
-            jobID: record.jobID, name: record.name, file: record.file!, jobFilePath: record.claimed.path,
+            jobID: record.jobID, name: record.name, file: record.file!, jobFilePath: record.claimed.enqueuedFileName,
             attempt: record.attempt, interruptions: record.claimed.interruptions, paths: paths,
             container: container, logger: logger)
     }
@@ -210,7 +221,7 @@ final class JobRunner: @unchecked Sendable {
                         JobError(
                             .dependencyCycle,
                             "job \(record.jobID) waits for job \(id), which waits (directly or not) for job \(record.jobID)",
-                            jobFile: record.claimed.path))
+                            jobFile: record.claimed.enqueuedFileName))
                     return
                 }
                 dependencies.append(dependency)
@@ -222,7 +233,7 @@ final class JobRunner: @unchecked Sendable {
             case let .failed(reason):
                 failPermanently(
                     record,
-                    JobError(.dependencyFailed, "job \(id) in `after` failed: \(reason)", jobFile: record.claimed.path))
+                    JobError(.dependencyFailed, "job \(id) in `after` failed: \(reason)", jobFile: record.claimed.enqueuedFileName))
                 return
             case nil:
                 unresolved.insert(id)
@@ -238,9 +249,9 @@ final class JobRunner: @unchecked Sendable {
             logger.info(
                 "job waits for jobs not seen yet",
                 metadata: ["job": "\(record.jobID)", "after": "\(unresolved.sorted().joined(separator: ","))"])
-            let name = record.name
+            let claim = record.claim
             coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
-                self.dependencyWaitExpired(name: name, timeout: timeout)
+                self.dependencyWaitExpired(claim: claim, timeout: timeout)
             }
             return
         }
@@ -269,8 +280,8 @@ final class JobRunner: @unchecked Sendable {
         return false
     }
 
-    private func dependencyWaitExpired(name: String, timeout: Duration) {
-        guard !isStopping, let record = live[name],
+    private func dependencyWaitExpired(claim: String, timeout: Duration) {
+        guard !isStopping, let record = live[claim],
             case let .waitingForDependencies(unresolved) = record.state
         else { return }
         let ids = unresolved.sorted().joined(separator: ", ")
@@ -279,7 +290,7 @@ final class JobRunner: @unchecked Sendable {
             JobError(
                 .unknownDependency,
                 "no job with id \(ids) (named in `after`) was queued, running, done or failed within \(DaemonConfiguration.seconds(timeout)) s",
-                jobFile: record.claimed.path))
+                jobFile: record.claimed.enqueuedFileName))
     }
 
     // MARK: - Attempts
@@ -305,7 +316,7 @@ final class JobRunner: @unchecked Sendable {
             }
         }
         task.wait(for: record.dependencyGates)
-        let name = record.name
+        let claim = record.claim
         let info = record.info
         // Announced from the task's thread: the coordinator learns that a task runs from the
         // task itself (`startedAt`) when it needs to, so a start costs it no hop.
@@ -321,12 +332,12 @@ final class JobRunner: @unchecked Sendable {
         task.onFinish { [weak self] task in
             guard let self else { return }
             let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt)
-            self.coordinator.async { self.taskCompleted(name: name, task: task, finished: finished) }
+            self.coordinator.async { self.taskCompleted(claim: claim, task: task, finished: finished) }
         }
         // A task cancelled before it started never runs `main()`: only its completion says so.
         task.completionBlock = { [weak self, weak task] in
             guard let self, let task, task.startedAt == nil else { return }
-            self.coordinator.async { self.taskCompleted(name: name, task: task, finished: nil) }
+            self.coordinator.async { self.taskCompleted(claim: claim, task: task, finished: nil) }
         }
         record.state = .queued(task)
         queuedTaskCount += 1

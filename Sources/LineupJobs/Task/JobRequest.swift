@@ -25,7 +25,9 @@ public struct JobRequest: Sendable {
     public let name: String
     /// The parsed job file.
     public let file: JobFile
-    /// Where the job file lies (in `active/` while it runs); errors name it.
+    /// The job file as errors name it: in the daemon, its name as it was enqueued
+    /// (`<name>.job.json`; its path in `active/` carries the spool's tags and moves on);
+    /// for `lineup run`, its path.
     public let jobFilePath: String
     /// Which attempt this is, from 1.
     public let attempt: Int
@@ -70,7 +72,8 @@ public struct JobRequest: Sendable {
         do {
             return try file.parameters(as: type)
         } catch {
-            throw jobError(from: error)
+            // The error is about the job file, which the job error names already: say it once.
+            throw jobError(from: SpoolError(code: error.code, path: nil, message: error.message))
         }
     }
 

@@ -134,23 +134,66 @@ enum FileSystem {
         return (contents, total)
     }
 
-    /// Renames `source` to `destination` (replacing it). Returns false when `source` does not
-    /// exist: in the spool that means another process moved it first.
+    /// Renames `source` to `destination`, never replacing a file there: every move in the
+    /// spool goes to a name that must be free, and a rename that replaced a file would lose a
+    /// job without a trace. Returns false when `source` does not exist: in the spool that means
+    /// another process moved it first.
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/alreadyExists`` when `destination`
+    ///   exists; ``SpoolError/Code/io`` when the rename fails for another reason.
     static func rename(_ source: String, to destination: String) throws(SpoolError) -> Bool {
-        #if canImport(Glibc)
-        let result = Glibc.rename(source, destination)
-        #else
-        let result = Darwin.rename(source, destination)
-        #endif
-        if result == 0 {
+        if renameWithoutReplacing(source, destination) == 0 {
             return true
         }
         let number = errno
         if number == ENOENT, access(source, F_OK) != 0 {
             return false
         }
+        if number == EEXIST {
+            throw SpoolError(
+                code: .alreadyExists, path: source,
+                message: "cannot be moved to \(destination): a file of that name is already there", systemErrorNumber: number)
+        }
         throw error("rename to \(destination)", path: source, errno: number)
     }
+
+    /// `renameat2(…, RENAME_NOREPLACE)`, which the kernel performs atomically. Glibc declares it
+    /// only for `_GNU_SOURCE`, which Swift's Glibc module does not define, so it is looked up
+    /// at run time. Where the kernel or the file system cannot do it (`EINVAL`: some network and
+    /// FUSE file systems), a check of the destination followed by `rename(2)` is the fallback:
+    /// the spool's destination names carry a fresh random claim, so only a deliberate copy could
+    /// slip into that window.
+    private static func renameWithoutReplacing(_ source: String, _ destination: String) -> Int32 {
+        #if canImport(Glibc)
+        if let renameat2 = renameat2Function {
+            let result = renameat2(AT_FDCWD, source, AT_FDCWD, destination, renameNoReplace)
+            if result == 0 || (errno != EINVAL && errno != ENOSYS) {
+                return result
+            }
+        }
+        if access(destination, F_OK) == 0 {
+            errno = EEXIST
+            return -1
+        }
+        return Glibc.rename(source, destination)
+        #else
+        return renamex_np(source, destination, UInt32(RENAME_EXCL))
+        #endif
+    }
+
+    #if canImport(Glibc)
+    private typealias RenameAt2 = @convention(c) (
+        Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32
+    ) -> Int32
+
+    /// From `<linux/fs.h>`.
+    private static let renameNoReplace: UInt32 = 1
+
+    private static let renameat2Function: RenameAt2? = {
+        guard let symbol = dlsym(nil, "renameat2") else { return nil }
+        return unsafeBitCast(symbol, to: RenameAt2.self)
+    }()
+    #endif
 
     static func removeFile(_ path: String) throws(SpoolError) {
         if unlink(path) != 0, errno != ENOENT {

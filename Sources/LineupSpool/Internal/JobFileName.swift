@@ -6,22 +6,36 @@ import Glibc
 import Darwin
 #endif
 
-/// The name of a job file in the spool: `<name>[.i<interruptions>].job.json`.
+/// The name of a job file in the spool: `<name>[.i<interruptions>][.a<attempts>][.c<claim>].job.json`.
 ///
-/// `name` is fixed when the job is enqueued and never changes; it is what reports and logs
-/// use. The optional `.i<N>` part counts the times a daemon stopped (crashed) while the job
-/// was in `active/`. Keeping the count in the name makes it survive crashes with no second
-/// file to keep in step, and keeps the name order in `new/` the enqueue order, since
-/// `name` comes first.
+/// `name` is fixed when the job is enqueued and never changes; it is what people, logs and
+/// `after` lists see. The tags after it are the job's own state, kept in the name so that each
+/// change is one atomic `rename(2)` and survives any crash with no second file to keep in step:
+///
+/// - `.i<N>` counts the times a daemon stopped (crashed) while the job was in `active/`;
+/// - `.a<N>` counts the attempts that failed with a retryable error, so that `maxAttempts`
+///   bounds a job across restarts;
+/// - `.c<claim>` is the claim: twelve hexadecimal digits drawn afresh each time a job is
+///   claimed. A job file in `active/`, `done/` or `failed/` always has one, and its report
+///   shares its stem (``stem``), so two jobs that share a name (a nightly job enqueued by hand
+///   every night, a file moved back from `failed/` to retry it) never share a file or a report.
+///   A file back in `new/` drops its claim, unless another file there already has its name.
+///
+/// The tags come after `name`, so the name order in `new/` stays the enqueue order.
 struct JobFileName: Hashable, Sendable {
     static let suffix = ".job.json"
+    static let claimLength = 12
 
     let name: String
     let interruptions: Int
+    let failedAttempts: Int
+    let claim: String?
 
-    init(name: String, interruptions: Int = 0) {
+    init(name: String, interruptions: Int = 0, failedAttempts: Int = 0, claim: String? = nil) {
         self.name = name
         self.interruptions = interruptions
+        self.failedAttempts = failedAttempts
+        self.claim = claim
     }
 
     /// Parses a directory entry; nil when it does not look like a job file (dotfiles, editor
@@ -30,34 +44,73 @@ struct JobFileName: Hashable, Sendable {
         guard !fileName.hasPrefix("."), fileName.hasSuffix(Self.suffix) else {
             return nil
         }
-        let stem = fileName.dropLast(Self.suffix.count)
+        var stem = fileName.dropLast(Self.suffix.count)
         guard !stem.isEmpty else { return nil }
-        var name = String(stem)
+        var claim: String?
+        var failedAttempts = 0
         var interruptions = 0
-        if let dot = stem.lastIndex(of: "."), dot > stem.startIndex {
-            let tail = stem[stem.index(after: dot)...]
-            let digits = tail.dropFirst()
-            if tail.first == "i", (1...6).contains(digits.count),
-                digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let count = Int(digits), count > 0
-            {
-                name = String(stem[..<dot])
-                interruptions = count
-            }
+        if let tail = Self.tag(of: stem), tail.first == "c", Self.isClaim(tail.dropFirst()) {
+            claim = String(tail.dropFirst())
+            stem = stem.dropLast(tail.count + 1)
         }
-        self.name = name
-        self.interruptions = interruptions
+        if let tail = Self.tag(of: stem), tail.first == "a", let count = Self.count(tail.dropFirst()) {
+            failedAttempts = count
+            stem = stem.dropLast(tail.count + 1)
+        }
+        if let tail = Self.tag(of: stem), tail.first == "i", let count = Self.count(tail.dropFirst()) {
+            interruptions = count
+            stem = stem.dropLast(tail.count + 1)
+        }
+        self.init(name: String(stem), interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
     }
 
-    var fileName: String {
-        interruptions == 0 ? name + Self.suffix : "\(name).i\(interruptions)\(Self.suffix)"
+    /// The file name without `.job.json`: what its report is named after.
+    var stem: String {
+        var stem = name
+        if interruptions > 0 { stem += ".i\(interruptions)" }
+        if failedAttempts > 0 { stem += ".a\(failedAttempts)" }
+        if let claim { stem += ".c" + claim }
+        return stem
     }
 
-    var resultReportName: String { name + ".result.json" }
-    var errorReportName: String { name + ".error.json" }
+    var fileName: String { stem + Self.suffix }
+
+    var resultReportName: String { stem + ".result.json" }
+    var errorReportName: String { stem + ".error.json" }
 
     func withInterruptions(_ count: Int) -> JobFileName {
-        JobFileName(name: name, interruptions: count)
+        JobFileName(name: name, interruptions: count, failedAttempts: failedAttempts, claim: claim)
+    }
+
+    func withFailedAttempts(_ count: Int) -> JobFileName {
+        JobFileName(name: name, interruptions: interruptions, failedAttempts: count, claim: claim)
+    }
+
+    func withClaim(_ claim: String?) -> JobFileName {
+        JobFileName(name: name, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+    }
+
+    /// A fresh claim: random, so that no two claims of any job ever share one.
+    static func newClaim() -> String {
+        let digits = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
+        return String(repeating: "0", count: claimLength - digits.count) + digits
+    }
+
+    /// The text after the last dot of `stem`, when there is a non-empty name before it.
+    private static func tag(of stem: Substring) -> Substring? {
+        guard let dot = stem.lastIndex(of: "."), dot > stem.startIndex else { return nil }
+        return stem[stem.index(after: dot)...]
+    }
+
+    private static func count(_ digits: Substring) -> Int? {
+        guard (1...6).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let count = Int(digits), count > 0
+        else { return nil }
+        return count
+    }
+
+    private static func isClaim(_ digits: Substring) -> Bool {
+        digits.count == claimLength && digits.allSatisfy { $0.isHexDigit && !$0.isUppercase }
     }
 }
 
