@@ -25,6 +25,9 @@ struct RunCommand: ParsableCommand {
         let url = URL(fileURLWithPath: file)
         let job = try JobFile(data: Data(contentsOf: url), path: url.path)
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        // The store's owner, as a daemon would be: refused while a daemon runs on this store.
+        let ownership = try OwnershipLock.acquire(store + ".lock", guarding: "store")
+        defer { ownership.release() }
         let container = try PersistentContainer(url: URL(fileURLWithPath: store), model: SurfJournalModel.model, logger: logger)
         defer { try? container.store.close() }
         let request = JobRequest(

@@ -65,9 +65,9 @@ extension DaemonTests {
                     try sandbox.jobFiles("failed").count == badJobs.count
                 }
                 #expect(daemon.isRunning)
-                #expect(try sandbox.jobFiles("failed") == badJobs.map(\.file))
+                #expect(try sandbox.enqueuedJobFiles("failed") == badJobs.map(\.file))
                 for job in badJobs {
-                    let report = try sandbox.failureReport(forJobFile: job.file)
+                    let report = try sandbox.failureReport(forJobFile: try sandbox.claimedJobFile("failed", enqueuedAs: job.file))
                     for words in job.reasonMentions {
                         #expect(report.reason.contains(words), "\(job.file): \(report.reason)")
                     }

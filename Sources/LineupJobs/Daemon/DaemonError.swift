@@ -5,7 +5,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case invalidConfiguration, spoolUnavailable, storeUnavailable, storePreparationFailed,
-                finalFlushFailed, notRunning
+                finalFlushFailed, notRunning, alreadyOwned
         }
 
         private let value: Value
@@ -24,6 +24,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let finalFlushFailed = Code(.finalFlushFailed)
         /// The daemon is not running (not started yet, or stopped), so it cannot flush.
         public static let notRunning = Code(.notRunning)
+        /// Another process owns the spool or the store (see ``OwnershipLock``).
+        public static let alreadyOwned = Code(.alreadyOwned)
 
         public var description: String {
             switch value {
@@ -33,6 +35,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
             case .storePreparationFailed: "store preparation failed"
             case .finalFlushFailed: "final flush failed"
             case .notRunning: "not running"
+            case .alreadyOwned: "already owned"
             }
         }
     }

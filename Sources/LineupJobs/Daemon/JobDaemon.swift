@@ -78,6 +78,8 @@ public final class JobDaemon: Service, Sendable {
         var phase = Phase.idle
         var runner: JobRunner?
         var container: PersistentContainer?
+        /// The spool's and the store's locks, held from the start until the store is closed.
+        var ownership: [OwnershipLock] = []
     }
 
     /// The job kinds this daemon runs.
@@ -160,13 +162,14 @@ public final class JobDaemon: Service, Sendable {
             state.withLock { $0.phase = .stopped }
             broadcaster.finish()
         }
-        let (spool, container, recovery) = try start(configuration, logger: logger)
+        let (spool, container, recovery, ownership) = try start(configuration, logger: logger)
         let runner = JobRunner(
             spool: spool, container: container, registry: registry, paths: configuration.pathPolicy,
             settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter)
         state.withLock { state in
             state.runner = runner
             state.container = container
+            state.ownership = ownership
         }
         logger.info(
             "lineup daemon started",
@@ -238,7 +241,7 @@ public final class JobDaemon: Service, Sendable {
     // MARK: - Start and stop
 
     private func start(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> (
-        SpoolDirectory, PersistentContainer, SpoolRecovery
+        SpoolDirectory, PersistentContainer, SpoolRecovery, [OwnershipLock]
     ) {
         try configuration.validate()
         let spool: SpoolDirectory
@@ -247,6 +250,12 @@ public final class JobDaemon: Service, Sendable {
         } catch {
             throw DaemonError(.spoolUnavailable, path: configuration.spoolURL.path, "cannot open the spool", underlying: error)
         }
+        // Before anything is read: a second daemon must not recover the first one's active/
+        // jobs, nor hand out primary keys beside it.
+        let ownership = [
+            try OwnershipLock.acquire(configuration.spoolURL.appending(path: "lock").path, guarding: "spool"),
+            try OwnershipLock.acquire(configuration.storeURL.path + ".lock", guarding: "store"),
+        ]
         let container: PersistentContainer
         do {
             container = try PersistentContainer(url: configuration.storeURL, model: model, logger: logger)
@@ -286,7 +295,7 @@ public final class JobDaemon: Service, Sendable {
         } catch {
             logger.warning("cannot clean the spool's tmp/", metadata: ["error": "\(error)"])
         }
-        return (spool, container, recovery)
+        return (spool, container, recovery, ownership)
     }
 
     private func stop(runner: JobRunner, container: PersistentContainer) async throws {
@@ -306,7 +315,14 @@ public final class JobDaemon: Service, Sendable {
         } catch {
             logger.error("closing the store failed", metadata: ["error": "\(error)"])
         }
-        state.withLock { $0.runner = nil }
+        let ownership = state.withLock { state in
+            state.runner = nil
+            defer { state.ownership = [] }
+            return state.ownership
+        }
+        for lock in ownership {
+            lock.release()
+        }
         logger.info("stopped")
         broadcaster.emit(.stopped)
         if let flushError {

@@ -164,17 +164,34 @@ final class Sandbox: @unchecked Sendable {
         return try JobFile(data: Data(contentsOf: url), path: url.path)
     }
 
-    /// The report beside a job file in `done/` or `failed/`: `<name>.result.json` or
-    /// `<name>.error.json`, where `<name>` drops `.job.json` and any `.i<N>` count.
-    func reportURL(_ directory: String, forJobFile file: String) -> URL {
-        var name = String(file.dropLast(".job.json".count))
-        if let dot = name.lastIndex(of: "."), name[name.index(after: dot)...].first == "i",
-            name[name.index(dot, offsetBy: 2)...].allSatisfy(\.isNumber)
-        {
-            name = String(name[..<dot])
+    /// The job files of one of the spool's directories as they were enqueued: without the claim
+    /// (`.c<12 hex digits>`) that a daemon adds to the name when it claims a job.
+    func enqueuedJobFiles(_ directory: String) throws -> [String] {
+        try jobFiles(directory).map(Self.enqueuedName(of:)).sorted()
+    }
+
+    /// The file in `directory` of the job enqueued as `file` (the first, if several share it).
+    func claimedJobFile(_ directory: String, enqueuedAs file: String) throws -> String {
+        guard let claimed = try jobFiles(directory).first(where: { Self.enqueuedName(of: $0) == file }) else {
+            throw HarnessError("no job enqueued as \(file) in \(directory)/: \(try jobFiles(directory))")
         }
+        return claimed
+    }
+
+    static func enqueuedName(of file: String) -> String {
+        let stem = file.dropLast(".job.json".count)
+        guard let dot = stem.lastIndex(of: "."), stem[stem.index(after: dot)...].first == "c",
+            stem.distance(from: dot, to: stem.endIndex) == 14
+        else { return file }
+        return stem[..<dot] + ".job.json"
+    }
+
+    /// The report beside a job file in `done/` or `failed/`: the job file and its report share
+    /// a stem (the file name without `.job.json`, its claim included).
+    func reportURL(_ directory: String, forJobFile file: String) -> URL {
+        let stem = file.dropLast(".job.json".count)
         let suffix = directory == "done" ? "result.json" : "error.json"
-        return spool.appending(path: "\(directory)/\(name).\(suffix)")
+        return spool.appending(path: "\(directory)/\(stem).\(suffix)")
     }
 
     func failureReport(forJobFile file: String) throws -> JobFailureReport {
