@@ -4,8 +4,9 @@ import UnixSignals
 extension JobDaemon {
     /// SIGUSR1 flushes now; SIGHUP reloads the configuration. Ends when the calling task is
     /// cancelled.
-    func signalLoop() async {
-        let signals = await UnixSignalsSequence(trapping: .sigusr1, .sighup)
+    ///
+    /// - Parameter signals: trapping SIGUSR1 and SIGHUP since before the daemon's start.
+    func signalLoop(_ signals: UnixSignalsSequence) async {
         for await signal in signals {
             switch signal {
             case .sigusr1:

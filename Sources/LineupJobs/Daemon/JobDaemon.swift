@@ -162,6 +162,10 @@ public final class JobDaemon: Service, Sendable {
             state.withLock { $0.phase = .stopped }
             broadcaster.finish()
         }
+        // Trapped before the store is opened and active/ recovered, which may take a while: a
+        // SIGHUP or SIGUSR1 in that time would otherwise kill the daemon (their default
+        // action). The sequence keeps what arrives until the loop reads it.
+        let signals: UnixSignalsSequence? = handlingSignals ? await UnixSignalsSequence(trapping: .sigusr1, .sighup) : nil
         let (spool, container, recovery, ownership) = try start(configuration, logger: logger)
         let runner = JobRunner(
             spool: spool, container: container, registry: registry, paths: configuration.pathPolicy,
@@ -191,8 +195,8 @@ public final class JobDaemon: Service, Sendable {
                 }
                 group.addTask { await self.flushLoop(runner) }
                 group.addTask { await self.statusLoop(runner, interval: configuration.statusInterval) }
-                if handlingSignals {
-                    group.addTask { await self.signalLoop() }
+                if let signals {
+                    group.addTask { await self.signalLoop(signals) }
                 }
                 // Returns once requestShutdown() finishes the stream (or this task is cancelled).
                 for await _ in self.shutdownRequests {}
