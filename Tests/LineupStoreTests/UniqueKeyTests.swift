@@ -1,5 +1,6 @@
 import Foundation
 @testable import LineupStore
+import Logging
 import Testing
 
 /// Rows looked up by natural key among the unsaved changes (``UniqueKeyIndex``): an upsert's
@@ -197,4 +198,71 @@ import Testing
         try stack.container.flush()
         #expect(try stack.rowsOnDisk("Entry") == 150)
     }
+
+    // MARK: - A constraint added to an existing store
+
+    /// Opens the store at `url` with the entity `Entry` of `type` (one `location` property).
+    private func open(_ url: URL, _ type: ManagedObject.Type) throws -> PersistentContainer {
+        try PersistentContainer(url: url, model: ManagedObjectModel(types: [type]), logger: .init(label: "test"))
+    }
+
+    /// A store with one `Entry` per location, written without a uniqueness constraint.
+    private func storeWithoutTheConstraint(_ locations: [String?]) throws -> (url: URL, keys: [Int64]) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lineup-unique-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent("store.sqlite")
+        let container = try open(url, EntryV1.self)
+        let context = container.newTaskContext(name: "before")
+        let keys = try context.performAndWait {
+            let entries = locations.map { location in
+                let entry = EntryV1(context: context)
+                entry.location = location
+                return entry
+            }
+            try context.save()
+            return entries.map(\.objectID.primaryKey)
+        }
+        try container.flush()
+        try container.store.close()
+        return (url, keys)
+    }
+
+    @Test func aConstraintThatExistingRowsBreakIsRefusedNamingTheStoreAndTheRows() throws {
+        let (url, keys) = try storeWithoutTheConstraint(["Malibu", "Rincon", "Malibu", nil, nil, "Rincon", "Malibu"])
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let error = #expect(throws: StoreError.self) { try open(url, EntryUniqueLocation.self) }
+        #expect(error?.code == .migrationUnsupported)
+        let message = error?.message ?? ""
+        #expect(message.contains(url.path))
+        #expect(message.contains("Entry(location)"))
+        #expect(message.contains("2 key(s)"), "two locations are duplicated; the NULLs hold no key: \(message)")
+        #expect(message.contains("pk \(keys[0]), \(keys[2]), \(keys[6]); pk \(keys[1]), \(keys[5])"), "\(message)")
+        // Nothing changed: the store opens as before, with every row.
+        let before = try open(url, EntryV1.self)
+        #expect(try before.store.rowCount(of: "Entry") == 7)
+        try before.store.close()
+    }
+
+    @Test func aConstraintThatExistingRowsKeepIsAddedInPlaceAndHoldsFromThenOn() throws {
+        let (url, _) = try storeWithoutTheConstraint(["Malibu", "Rincon", nil, nil])
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let container = try open(url, EntryUniqueLocation.self)
+        defer { try? container.store.close() }
+        #expect(try container.store.rowCount(of: "Entry") == 4)
+        let context = container.newTaskContext(name: "after")
+        let error = #expect(throws: StoreError.self) {
+            try context.performAndWait {
+                EntryUniqueLocation(context: context).location = "Malibu"
+                try context.save()
+            }
+        }
+        #expect(error?.code == .mergeConflict)
+    }
+}
+
+/// `Entry` (see `EntryV1`) once its location became unique.
+final class EntryUniqueLocation: ManagedObject {
+    override class var entityName: String { "Entry" }
+    @Attribute("location") var location: String?
+    override class var uniquenessConstraints: [[String]] { [["location"]] }
 }

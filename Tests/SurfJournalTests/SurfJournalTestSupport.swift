@@ -15,7 +15,9 @@ final class JournalFixture {
     let container: PersistentContainer
     let registry = SurfJournalJobs.registry
 
-    init() throws {
+    /// - Parameter prepareStore: called with the store's URL before the store is opened (to
+    ///   leave there a store an earlier model wrote).
+    init(prepareStore: ((URL) throws -> Void)? = nil) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("surfjournal-tests-\(UUID().uuidString)")
         input = root.appendingPathComponent("input")
         output = root.appendingPathComponent("output")
@@ -24,8 +26,9 @@ final class JournalFixture {
         }
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        container = try PersistentContainer(
-            url: root.appendingPathComponent("store.sqlite"), model: SurfJournalModel.model, logger: logger)
+        let storeURL = root.appendingPathComponent("store.sqlite")
+        try prepareStore?(storeURL)
+        container = try PersistentContainer(url: storeURL, model: SurfJournalModel.model, logger: logger)
     }
 
     deinit {
@@ -44,7 +47,11 @@ final class JournalFixture {
     }
 
     func writeInput(_ name: String, _ contents: String) throws {
-        try Data(contents.utf8).write(to: input.appendingPathComponent(name))
+        try writeInput(name, Data(contents.utf8))
+    }
+
+    func writeInput(_ name: String, _ contents: Data) throws {
+        try contents.write(to: input.appendingPathComponent(name))
     }
 
     /// Makes and runs the task of a job file; throws what the factory throws.

@@ -266,11 +266,38 @@ public final class SQLiteStore: Sendable {
                 migrated = true
             }
             if old.uniquenessConstraints != entity.uniquenessConstraints || old.indexes != entity.indexes {
+                for constraint in entity.uniquenessConstraints where !old.uniquenessConstraints.contains(constraint) {
+                    try checkNoDuplicates(db, of: constraint, in: entity.name, path: path)
+                }
                 try createIndexes(db, entity.schema)
                 migrated = true
             }
         }
         return migrated
+    }
+
+    /// Refuses a new uniqueness constraint that existing rows break, naming them. Left to itself,
+    /// `CREATE UNIQUE INDEX` would fail with SQLite's bare "UNIQUE constraint failed", naming
+    /// neither the rows nor the way out. Rows with a NULL in the key hold no key (as in SQL and
+    /// the contexts' check), so they never count. The migration runs in one transaction: the
+    /// throw leaves the store as it was.
+    private static func checkNoDuplicates(_ db: Database, of constraint: [String], in entityName: String, path: String) throws {
+        let columns = constraint.map(quoted).joined(separator: ", ")
+        let duplicates = """
+            SELECT group_concat(pk, ', ') FROM (SELECT pk, \(columns) FROM \(quoted(entityName)) ORDER BY pk)
+            WHERE \(constraint.map { "\(quoted($0)) IS NOT NULL" }.joined(separator: " AND "))
+            GROUP BY \(columns) HAVING count(*) > 1 ORDER BY min(pk)
+            """
+        let shown = 5
+        let groups = try String.fetchAll(db, sql: "\(duplicates) LIMIT \(shown + 1)")
+        guard !groups.isEmpty else { return }
+        let total = groups.count > shown ? try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(duplicates))") ?? groups.count : groups.count
+        let listed = groups.prefix(shown).map { "pk \($0)" }.joined(separator: "; ") + (total > shown ? "; ..." : "")
+        throw StoreError(
+            .migrationUnsupported,
+            "\(path): cannot add the uniqueness constraint \(entityName)(\(constraint.joined(separator: ", "))): "
+                + "\(total) key(s) are held by more than one row (\(listed)). The store was left as it was: "
+                + "remove or merge those rows with the previous version, then open it again")
     }
 
     private static func createTable(_ db: Database, _ entity: EntitySchema) throws {

@@ -2,12 +2,20 @@ public import Foundation
 public import LineupJobs
 public import LineupStore
 import LineupSpool
+import Logging
 
 /// `import-coredata`: imports the journal of a Core Data SurfJournal store (its `.sqlite` with
 /// the `-wal` and `-shm` beside it), dates converted from seconds since 2001-01-01.
 ///
 /// The store is read where it is, read-only, with its WAL (a SurfJournal seed store keeps every
-/// row in the WAL). Entries are upserted by (date, location), so a re-run adds nothing twice.
+/// row in the WAL). Entries are upserted by their natural key, the store's `Z_UUID` and the
+/// entry's `Z_PK` (see ``JournalEntry``), so a re-run adds nothing, entries without a date or a
+/// location included; entries imported before that key existed are adopted by (date, location).
+///
+/// Two imports of one store at the same time: the stack refuses the second save of a key (the
+/// uniqueness check when the main context accepts a save), so the job that comes second fails
+/// with a retryable error, and its next attempt finds the other job's entries and updates them
+/// instead of inserting. Entries it saved before the refusal stay; the retry finds those too.
 public final class ImportCoreDataTask: JobTask, @unchecked Sendable {
     // @unchecked Sendable: only immutable state beyond JobTask's own (see JobTask).
 
@@ -36,48 +44,48 @@ public final class ImportCoreDataTask: JobTask, @unchecked Sendable {
         guard let entity = reader.entity(named: "JournalEntry") else {
             throw JobError(.jobFailed, "\(input.path) has no JournalEntry entity", isRetryable: false)
         }
+        guard let storeUUID = reader.storeUUID, !storeUUID.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw JobError(
+                .jobFailed,
+                "\(input.path) records no store UUID (Z_UUID in Z_METADATA): its entries could not be told from another store's, so a re-run would import them again",
+                isRetryable: false)
+        }
         let total = Int64(entity.rowCount)
         reportProgress(completed: 0, total: total)
-        var inserted = 0
-        var unchanged = 0
+        var upserter = JournalEntryUpserter(context: context, sourceStoreUUID: storeUUID)
         var done: Int64 = 0
         try reader.forEachRow(ofEntity: "JournalEntry", batchSize: Self.batchSize) { rows in
             try checkCancellation()
-            let dates = try rows.compactMap { try $0.date("date") }
-            var existing: [String: JournalEntry] = [:]
-            for entry in try context.fetch(FetchRequest<JournalEntry>(predicate: .isIn(\.date, dates.map { Optional($0) }))) {
-                existing[Self.key(entry.date, entry.location)] = entry
-            }
-            for row in rows {
-                let date = try row.date("date")
-                let location = try row.string("location")
-                let key = Self.key(date, location)
-                let entry: JournalEntry
-                if let found = existing[key] {
-                    entry = found
-                } else {
-                    entry = JournalEntry(context: context)
-                    existing[key] = entry
-                }
-                entry.date = date
-                entry.location = location
-                entry.height = try row.string("height")
-                entry.period = try row.string("period")
-                entry.wind = try row.string("wind")
-                entry.rating = try row.int("rating")
-                if entry.isInserted { inserted += 1 } else if !entry.hasChanges { unchanged += 1 }
-            }
-            try context.save()
+            try upserter.upsert(rows)
+            try save(context)
             context.reset()
             done += Int64(rows.count)
             reportProgress(completed: done, total: total)
         }
+        let counts = upserter.counts
+        var summary = "imported \(counts.inserted) journal entries from \(input.lastPathComponent) (\(counts.unchanged) already there"
+        if counts.updated > 0 { summary += ", \(counts.updated) updated" }
+        if counts.adopted > 0 { summary += ", \(counts.adopted) imported before without their source" }
         return JobOutcome(
-            summary: "imported \(inserted) journal entries from \(input.lastPathComponent) (\(unchanged) already there)",
-            counts: ["entries": Int(done), "inserted": inserted, "unchanged": unchanged])
+            summary: summary + ")",
+            counts: [
+                "entries": Int(done), "inserted": counts.inserted, "updated": counts.updated,
+                "unchanged": counts.unchanged, "adopted": counts.adopted,
+            ])
     }
 
-    private static func key(_ date: Date?, _ location: String?) -> String {
-        "\(date?.timeIntervalSince1970 ?? .nan)|\(location ?? "")"
+    /// Saves a batch into the main context. A conflict there means that another job saved some of
+    /// these entries meanwhile (the same store imported twice at once): the attempt fails, and the
+    /// next one finds that job's entries.
+    private func save(_ context: ManagedObjectContext) throws {
+        do {
+            try context.save()
+        } catch let error as StoreError where error.code == .mergeConflict {
+            logger.info("journal entries saved by another job meanwhile", metadata: ["conflicts": "\(error.conflicts.count)"])
+            throw JobError(
+                .jobFailed,
+                "\(input.lastPathComponent): \(error.conflicts.count) journal entries were saved by another job at the same time; another attempt will update them instead\(error.conflicts.first.map { " (e.g. \($0))" } ?? "")",
+                isRetryable: true, underlying: error)
+        }
     }
 }
