@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import LineupJobs
 import Logging
 import SurfJournal
@@ -20,8 +23,13 @@ struct LineupDaemonCommand: AsyncParsableCommand {
     @OptionGroup var options: DaemonOptions
 
     func run() async throws {
+        // Their default action ends the process: ignored until the daemon traps them, which it
+        // does before it opens the store (a supervisor may signal a daemon that is starting).
+        signal(SIGHUP, SIG_IGN)
+        signal(SIGUSR1, SIG_IGN)
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         let logger = Logger(label: "lineupd")
+        logger.info("lineupd starting", metadata: ["pid": "\(ProcessInfo.processInfo.processIdentifier)"])
         let options = self.options
         let configuration: DaemonConfiguration
         do {
