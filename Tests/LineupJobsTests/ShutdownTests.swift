@@ -1,6 +1,7 @@
 import Foundation
 import LineupJobs
 import LineupSpool
+import LineupStore
 import Testing
 
 /// Serialized: each test blocks a job thread of the global pool (a slow job), and several at
@@ -44,6 +45,42 @@ import Testing
         #expect(try harness.spool.entries(.queued).map(\.fileName) == [entry.fileName])
         #expect(try harness.spool.counts() == SpoolCounts(queued: 1, running: 0, done: 0, failed: 0))
         #expect(try harness.rowsOnDiskAfterStop() == 0)
+    }
+
+    /// A task that never checks for cancellation: after the grace period and the cancellation
+    /// timeout the daemon stops with a distinct error, leaves the job in `active/` (its operation
+    /// still runs) and does not close the store under it; the next start recovers the job.
+    @Test func jobThatIgnoresCancellationStaysInActiveAndTheStoreStaysOpen() async throws {
+        let harness = try DaemonHarness {
+            $0.gracePeriod = .milliseconds(50)
+            $0.cancellationTimeout = .milliseconds(100)
+        }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let finished = try harness.enqueue(["kind": "insert-rows", "count": 2])
+        try await events.finished(finished.name)
+        let entry = try harness.enqueue(["kind": "stubborn"])
+        #expect(await harness.running.opened())
+        let container = try harness.container
+
+        harness.daemon.requestShutdown()
+        let error = await #expect(throws: DaemonError.self) { try await run.value }
+        #expect(error?.code == .jobsDidNotStop)
+        #expect(error?.message.contains("stubborn") == true, "\(String(describing: error))")
+        await events.drain()
+        #expect(!events.seen.contains { if case let .jobReleased(info) = $0 { info.name == entry.name } else { false } })
+        // The job that had finished was still flushed and acknowledged.
+        #expect(events.seen.contains { if case let .jobAcknowledged(info, _) = $0 { info.name == finished.name } else { false } })
+        #expect(try harness.spool.entries(.running).map(\.name) == [entry.name])
+        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 1, failed: 0))
+        // The store was not closed under the task: it still answers.
+        #expect(try container.store.rowCount(of: "TestRow") == 2)
+
+        // The stray task ends; the next start (in a new process, once the kernel has dropped
+        // this one's locks) recovers the job as interrupted and runs it again.
+        harness.latch.open()
+        #expect(try harness.spool.recoverActive().requeued == [entry.name])
+        #expect(try harness.spool.entries(.queued).map(\.interruptions) == [1])
     }
 
     @Test func jobsNotStartedAtShutdownAreReturnedToNew() async throws {

@@ -5,7 +5,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case invalidConfiguration, spoolUnavailable, storeUnavailable, storePreparationFailed,
-                finalFlushFailed, notRunning, alreadyOwned
+                finalFlushFailed, notRunning, alreadyOwned, jobsDidNotStop
         }
 
         private let value: Value
@@ -26,6 +26,9 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let notRunning = Code(.notRunning)
         /// Another process owns the spool or the store (see ``OwnershipLock``).
         public static let alreadyOwned = Code(.alreadyOwned)
+        /// At shutdown, jobs ignored cancellation past the grace period and the cancellation
+        /// timeout: their files stay in `active/` and the store was left open under them.
+        public static let jobsDidNotStop = Code(.jobsDidNotStop)
 
         public var description: String {
             switch value {
@@ -36,6 +39,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
             case .finalFlushFailed: "final flush failed"
             case .notRunning: "not running"
             case .alreadyOwned: "already owned"
+            case .jobsDidNotStop: "jobs did not stop"
             }
         }
     }

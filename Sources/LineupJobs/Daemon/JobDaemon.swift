@@ -213,11 +213,17 @@ public final class JobDaemon: Service, Sendable {
     /// Runs the daemon in a `ServiceGroup` that shuts it down gracefully on SIGTERM and
     /// SIGINT, with SIGUSR1 (flush) and SIGHUP (reload) handled too. What `lineupd` calls.
     public func runWithSignalHandling() async throws {
-        let logger = state.withLock { $0.logger }
-        let group = ServiceGroup(
-            services: [SignalHandlingDaemon(daemon: self)], gracefulShutdownSignals: [.sigterm, .sigint],
+        let (logger, configuration) = state.withLock { ($0.logger, $0.configuration) }
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: SignalHandlingDaemon(daemon: self))], gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
-        try await group.run()
+        // A backstop for a shutdown that hangs anyway (a final flush on a wedged disk): past the
+        // grace period, the cancellation timeout and a minute for the final flush, the group
+        // cancels the daemon, and a minute later it ends the process.
+        group.maximumGracefulShutdownDuration =
+            configuration.gracePeriod + configuration.cancellationTimeout + .seconds(60)
+        group.maximumCancellationDuration = .seconds(60)
+        try await ServiceGroup(configuration: group).run()
     }
 
     /// Asks the daemon to stop gracefully; ``run()`` returns once it has. Safe from any
@@ -307,8 +313,23 @@ public final class JobDaemon: Service, Sendable {
         await runner.stopStarting()
         broadcaster.emit(.stopping)
         logger.info("stopping", metadata: ["grace_s": "\(DaemonConfiguration.seconds(configuration.gracePeriod))"])
-        let flushError = await runner.finishShutdown(
+        let outcome = await runner.finishShutdown(
             gracePeriod: configuration.gracePeriod, cancellationTimeout: configuration.cancellationTimeout)
+        if !outcome.abandoned.isEmpty {
+            // Never close the store under a running task: it may hold a reader, and closing
+            // waits for every reader, without bound. The process is to exit; the kernel drops
+            // the locks and SQLite's WAL keeps the store whole. The ownership locks stay held
+            // meanwhile, since the stray tasks may still write.
+            state.withLock { $0.runner = nil }
+            let jobs = outcome.abandoned.map(\.description).joined(separator: ", ")
+            logger.critical("stopped with jobs still running; the store is left open", metadata: ["jobs": "\(jobs)"])
+            broadcaster.emit(.stopped)
+            throw DaemonError(
+                .jobsDidNotStop, path: configuration.spoolURL.path,
+                "\(outcome.abandoned.count) job(s) ignored cancellation for \(DaemonConfiguration.seconds(configuration.cancellationTimeout)) s "
+                    + "after the grace period (\(jobs)); they stay in active/ and run again at the next start")
+        }
+        let flushError = outcome.flushError
         do {
             try container.store.checkpoint()
         } catch {

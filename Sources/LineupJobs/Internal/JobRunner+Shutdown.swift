@@ -10,12 +10,20 @@ extension JobRunner {
         await onCoordinator { self.beginStopping() }
     }
 
+    /// How shutdown ended.
+    struct ShutdownOutcome: Sendable {
+        /// The error of the final flush, if it failed (its jobs were returned to `new/`).
+        var flushError: (any Error)?
+        /// Jobs whose tasks still ran after the grace period and the cancellation timeout: left
+        /// in `active/` for the next start's recovery, since their operations still run.
+        var abandoned: [JobInfo]
+    }
+
     /// The rest of shutdown, as DESIGN §3 orders it (after ``stopStarting()``): let running
     /// tasks finish within `gracePeriod`; cancel the rest; flush a last time (acknowledging what
-    /// finished); return every job not acknowledged to `new/`.
-    ///
-    /// - Returns: the error of the final flush, if it failed (its jobs were returned to `new/`).
-    func finishShutdown(gracePeriod: Duration, cancellationTimeout: Duration) async -> (any Error)? {
+    /// finished); return every job not acknowledged to `new/`, except those whose tasks ignored
+    /// the cancellation for `cancellationTimeout`: they stay in `active/`.
+    func finishShutdown(gracePeriod: Duration, cancellationTimeout: Duration) async -> ShutdownOutcome {
         if !(await wait(until: .noRunningTasks, timeout: gracePeriod)) {
             let running = await onCoordinator { self.live.values.count { $0.runningTask != nil } }
             logger.warning(
@@ -24,7 +32,9 @@ extension JobRunner {
         }
         await onCoordinator { self.cancelQueuedTasks() }
         if !(await wait(until: .noQueuedTasks, timeout: cancellationTimeout)) {
-            logger.error("jobs ignored cancellation; giving up on them (their files return to new/)")
+            logger.error(
+                "jobs ignored cancellation; they stay in active/ for the next start",
+                metadata: ["timeout_s": "\(DaemonConfiguration.seconds(cancellationTimeout))"])
         }
         var flushError: (any Error)?
         do {
@@ -32,8 +42,8 @@ extension JobRunner {
         } catch {
             flushError = error
         }
-        await onCoordinator { self.finishStopping() }
-        return flushError
+        let abandoned = await onCoordinator { self.finishStopping() }
+        return ShutdownOutcome(flushError: flushError, abandoned: abandoned)
     }
 
     /// No more claims, starts or retries; jobs that are not in the queue go back to `new/`.
@@ -63,8 +73,9 @@ extension JobRunner {
         queue.isSuspended = false
     }
 
-    /// After the final flush: every job it did not acknowledge goes back to `new/`.
-    private func finishStopping() {
+    /// After the final flush: every job it did not acknowledge goes back to `new/`, but for the
+    /// jobs whose tasks still run; returns those.
+    private func finishStopping() -> [JobInfo] {
         assertOnCoordinator()
         // Not carried by a successful final flush (it failed, or the job finished after it
         // began): its changes never reach the disk, so it runs again at the next start.
@@ -73,11 +84,13 @@ extension JobRunner {
         for record in unacknowledged {
             release(record)
         }
-        for record in live.values.sorted(by: { $0.name < $1.name }) {
-            if record.task != nil {
-                logger.warning("job did not stop after cancellation; returning it to new/", metadata: ["job": "\(record.jobID)"])
-                release(record)
-            }
+        var abandoned: [JobInfo] = []
+        for record in live.values.sorted(by: { $0.name < $1.name }) where record.task != nil {
+            // Its operation still runs and may still write: the file stays in active/, so that
+            // the next start (after this process is gone) counts an interruption and runs it again.
+            logger.error("job did not stop after cancellation; left in active/", metadata: ["job": "\(record.jobID)"])
+            abandoned.append(record.info)
+            settle(record, .released)
         }
         for record in awaitingFiling {
             // Its data is on disk; recovery at the next start finishes or re-runs it.
@@ -88,6 +101,7 @@ extension JobRunner {
         phase = .stopped
         writeStatus()
         resumeWaiters()
+        return abandoned
     }
 
     // MARK: - Waiting

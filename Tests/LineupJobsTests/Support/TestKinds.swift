@@ -84,6 +84,27 @@ final class SlowTask: JobTask, @unchecked Sendable {
     }
 }
 
+/// Inserts a row, opens `running`, then waits for the test's latch without ever checking for
+/// cancellation: a job that a shutdown cannot stop.
+final class StubbornTask: JobTask, @unchecked Sendable {
+    let latch: Latch
+    let running: Latch
+
+    init(request: JobRequest, latch: Latch, running: Latch) {
+        self.latch = latch
+        self.running = running
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let row = TestRow(context: context)
+        row.label = "stubborn"
+        running.open()
+        _ = latch.wait(timeout: 120)
+        return JobOutcome(summary: "stubborn job done")
+    }
+}
+
 /// Counts the rows on disk (SQL, saved data only) and as the job's context sees them.
 final class CountRowsTask: JobTask, @unchecked Sendable {
     override func run(in context: ManagedObjectContext) throws -> JobOutcome {
@@ -154,6 +175,9 @@ func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegist
     }
     registry.register("slow") { request in
         SlowTask(request: request, latch: latch, running: running)
+    }
+    registry.register("stubborn") { request in
+        StubbornTask(request: request, latch: latch, running: running)
     }
     registry.register("count-rows") { request in
         CountRowsTask(request: request)
