@@ -30,6 +30,11 @@ struct StatusCommand: ParsableCommand {
         } else {
             print("last flush: none yet")
         }
+        if let since = status.flushesFailingSince {
+            print(
+                "flushes failing since \(since.ISO8601Format()) (\(status.consecutiveFlushFailures) in a row); "
+                    + (status.claimingPaused ? "claiming paused until a flush succeeds" : "still claiming"))
+        }
         for job in status.running {
             let percent = job.progress.fractionCompleted.map { " \(Int($0 * 100))%" } ?? ""
             print("running: \(job.job)\(percent) (\(job.progress.completedUnitCount)/\(job.progress.totalUnitCount))")

@@ -39,8 +39,17 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Default 20 s (below systemd's 90 s stop timeout).
     public var gracePeriod: Duration
     /// How long cancelled jobs may take to stop after the grace period before the daemon gives
-    /// up on them (their files return to `new/`). Default 5 s.
+    /// up on them: it then stops without closing the store, leaves their files in `active/`
+    /// and ``JobDaemon/run()`` throws ``DaemonError/Code/jobsDidNotStop``. Default 5 s.
     public var cancellationTimeout: Duration
+    /// While flushes fail (a full disk), claiming stops once this many finished jobs await a
+    /// flush, so that the main context does not grow without bound; it resumes when a flush
+    /// succeeds. Default 100.
+    public var flushBacklogLimit: Int
+    /// How long flushes may go on failing before the daemon stops and ``JobDaemon/run()``
+    /// throws ``DaemonError/Code/flushesFailing``, so that its supervisor can act; every job not
+    /// acknowledged is left for the next start. Default 300 s.
+    public var flushFailureTimeout: Duration
     /// Attempts and backoff for failed jobs; a job file's `maxAttempts` and `baseDelay`
     /// override them for that job.
     public var retry: RetryPolicy
@@ -73,6 +82,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.flushInterval = .seconds(5)
         self.gracePeriod = .seconds(20)
         self.cancellationTimeout = .seconds(5)
+        self.flushBacklogLimit = 100
+        self.flushFailureTimeout = .seconds(300)
         self.retry = RetryPolicy()
         self.maxInterruptions = SpoolDirectory.defaultMaxInterruptions
         self.dependencyWaitTimeout = .seconds(60)
@@ -104,6 +115,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         copy.gracePeriod = other.gracePeriod
         copy.cancellationTimeout = other.cancellationTimeout
         copy.dependencyWaitTimeout = other.dependencyWaitTimeout
+        copy.flushBacklogLimit = other.flushBacklogLimit
+        copy.flushFailureTimeout = other.flushFailureTimeout
         return copy
     }
 
@@ -123,6 +136,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
         guard maxInterruptions >= 1 else { throw invalid("poisonThreshold must be at least 1") }
         if let claimWindow, claimWindow < 1 { throw invalid("claimWindow must be at least 1") }
+        guard flushBacklogLimit >= 1 else { throw invalid("flushBacklogLimit must be at least 1") }
+        guard flushFailureTimeout > .zero else { throw invalid("flushFailureTimeout must be positive") }
     }
 
     /// One line for the start-up log.
@@ -133,7 +148,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + "gracePeriod=\(Self.seconds(gracePeriod))s maxAttempts=\(retry.maxAttempts) "
             + "baseDelay=\(Self.seconds(retry.baseDelay))s maxDelay=\(Self.seconds(retry.maxDelay))s "
             + "poisonThreshold=\(maxInterruptions) rescanInterval=\(Self.seconds(rescanInterval))s "
-            + "inotify=\(usesInotify) logLevel=\(logLevel)"
+            + "inotify=\(usesInotify) flushBacklogLimit=\(flushBacklogLimit) "
+            + "flushFailureTimeout=\(Self.seconds(flushFailureTimeout))s logLevel=\(logLevel)"
             + (configurationFile.map { " configurationFile=\($0.path)" } ?? "")
     }
 

@@ -23,6 +23,8 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var flushInterval: Double?
     public var gracePeriod: Double?
     public var cancellationTimeout: Double?
+    public var flushBacklogLimit: Int?
+    public var flushFailureTimeout: Double?
     public var maxAttempts: Int?
     public var baseDelay: Double?
     public var maxDelay: Double?
@@ -56,6 +58,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             ("flushInterval", flushInterval), ("gracePeriod", gracePeriod), ("cancellationTimeout", cancellationTimeout),
             ("baseDelay", baseDelay), ("maxDelay", maxDelay), ("dependencyWaitTimeout", dependencyWaitTimeout),
             ("rescanInterval", rescanInterval), ("statusInterval", statusInterval),
+            ("flushFailureTimeout", flushFailureTimeout),
         ] {
             if let seconds, !(seconds.isFinite && seconds >= 0 && seconds < 1e9) {
                 throw DaemonError(.invalidConfiguration, path: url.path, "`\(name)` must be a number of seconds, 0 or more")
@@ -86,6 +89,8 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.flushInterval = duration(flushInterval, result.flushInterval)
         result.gracePeriod = duration(gracePeriod, result.gracePeriod)
         result.cancellationTimeout = duration(cancellationTimeout, result.cancellationTimeout)
+        result.flushBacklogLimit = flushBacklogLimit ?? result.flushBacklogLimit
+        result.flushFailureTimeout = duration(flushFailureTimeout, result.flushFailureTimeout)
         result.retry.maxAttempts = maxAttempts ?? result.retry.maxAttempts
         result.retry.baseDelay = duration(baseDelay, result.retry.baseDelay)
         result.retry.maxDelay = duration(maxDelay, result.retry.maxDelay)

@@ -5,7 +5,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case invalidConfiguration, spoolUnavailable, storeUnavailable, storePreparationFailed,
-                finalFlushFailed, notRunning, alreadyOwned, jobsDidNotStop
+                finalFlushFailed, notRunning, alreadyOwned, jobsDidNotStop, flushesFailing
         }
 
         private let value: Value
@@ -29,6 +29,9 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         /// At shutdown, jobs ignored cancellation past the grace period and the cancellation
         /// timeout: their files stay in `active/` and the store was left open under them.
         public static let jobsDidNotStop = Code(.jobsDidNotStop)
+        /// Flushes failed for longer than `DaemonConfiguration.flushFailureTimeout` (a full or
+        /// failing disk): the daemon stopped by itself; no unflushed job was acknowledged.
+        public static let flushesFailing = Code(.flushesFailing)
 
         public var description: String {
             switch value {
@@ -40,6 +43,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
             case .notRunning: "not running"
             case .alreadyOwned: "already owned"
             case .jobsDidNotStop: "jobs did not stop"
+            case .flushesFailing: "flushes failing"
             }
         }
     }

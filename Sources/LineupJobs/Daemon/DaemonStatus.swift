@@ -72,12 +72,18 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var waitingForRetry: Int
     /// Jobs waiting for a job in their `after` list to be claimed.
     public var waitingForDependencies: Int
+    /// Since when flushes have been failing; nil while they succeed.
+    public var flushesFailingSince: Date?
+    /// Whether claiming waits for a flush to succeed (see `DaemonConfiguration.flushBacklogLimit`).
+    public var claimingPaused: Bool
 
     public init(
         pid: Int32, phase: Phase, startedAt: Date, updatedAt: Date, maxConcurrentJobs: Int, flushInterval: Double,
         lastFlush: Flush?, consecutiveFlushFailures: Int, running: [RunningJob], queued: Int, awaitingFlush: Int,
-        waitingForRetry: Int, waitingForDependencies: Int
+        waitingForRetry: Int, waitingForDependencies: Int, flushesFailingSince: Date? = nil, claimingPaused: Bool = false
     ) {
+        self.flushesFailingSince = flushesFailingSince
+        self.claimingPaused = claimingPaused
         self.pid = pid
         self.phase = phase
         self.startedAt = startedAt
@@ -106,8 +112,27 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
 
     /// Writes the file atomically (a temporary file renamed over the old one), so that a
     /// reader sees the old status or the new one, never half of one.
+    ///
+    /// The status matters most when the disk is full, and then the temporary file cannot be
+    /// written. So the file is padded with blank space to whole pages, and when the atomic
+    /// write fails, the new status overwrites the old one in place, in pages the file holds
+    /// already (a reader may then catch it half written, and reads it again).
     func write(toSpoolAt spoolRoot: URL) throws {
-        try Self.encoder.encode(self).write(to: Self.url(inSpoolAt: spoolRoot), options: .atomic)
+        var data = try Self.encoder.encode(self)
+        data.append(UInt8(ascii: "\n"))
+        let page = 4096
+        data.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (page - data.count % page) % page))
+        let url = Self.url(inSpoolAt: spoolRoot)
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            guard let handle = try? FileHandle(forUpdating: url), let size = try? handle.seekToEnd(), size >= data.count
+            else { throw error }
+            defer { try? handle.close() }
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: data)
+            try handle.truncate(atOffset: UInt64(data.count))
+        }
     }
 
     private static var encoder: JSONEncoder {

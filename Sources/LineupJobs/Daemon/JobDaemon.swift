@@ -80,6 +80,8 @@ public final class JobDaemon: Service, Sendable {
         var container: PersistentContainer?
         /// The spool's and the store's locks, held from the start until the store is closed.
         var ownership: [OwnershipLock] = []
+        /// Why the daemon stops by itself (flushes failed for too long); nil for a requested stop.
+        var fatalError: DaemonError?
     }
 
     /// The job kinds this daemon runs.
@@ -169,7 +171,14 @@ public final class JobDaemon: Service, Sendable {
         let (spool, container, recovery, ownership) = try start(configuration, logger: logger)
         let runner = JobRunner(
             spool: spool, container: container, registry: registry, paths: configuration.pathPolicy,
-            settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter)
+            settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
+            flushFailureTimeoutExpired: { [weak self] reason in
+                guard let self else { return }
+                let error = DaemonError(.flushesFailing, path: configuration.storeURL.path, reason)
+                self.state.withLock { $0.fatalError = $0.fatalError ?? error }
+                self.logger.critical("stopping: flushes keep failing", metadata: ["error": "\(reason)"])
+                self.requestShutdown()
+            })
         state.withLock { state in
             state.runner = runner
             state.container = container
@@ -350,6 +359,9 @@ public final class JobDaemon: Service, Sendable {
         }
         logger.info("stopped")
         broadcaster.emit(.stopped)
+        if let fatalError = state.withLock({ $0.fatalError }) {
+            throw fatalError
+        }
         if let flushError {
             throw DaemonError(
                 .finalFlushFailed, path: configuration.storeURL.path,

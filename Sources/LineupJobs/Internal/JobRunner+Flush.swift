@@ -2,6 +2,7 @@ import Foundation
 import LineupSpool
 import LineupStore
 import Logging
+import Synchronization
 
 extension JobRunner {
     /// Flushes and acknowledges what the flush carried (see ``beginFlush(_:completion:)``);
@@ -60,6 +61,9 @@ extension JobRunner {
             // Back in front of the jobs that finished meanwhile, in the order they finished.
             awaitingFlush = group + awaitingFlush
             consecutiveFlushFailures += 1
+            let now = ContinuousClock.now
+            let failingSince = flushesFailingSince ?? (now, Date())
+            flushesFailingSince = failingSince
             lastFlush = DaemonStatus.Flush(
                 at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)")
             logger.error(
@@ -69,13 +73,27 @@ extension JobRunner {
                     "error": "\(error)",
                 ])
             events.emit(.flushFailed(reason: reason, error: "\(error)"))
+            if isClaimingPaused {
+                logger.warning(
+                    "claiming paused until a flush succeeds",
+                    metadata: ["awaiting_flush": "\(jobsAwaitingFlush)", "limit": "\(settings.withLock { $0.flushBacklogLimit })"])
+            }
+            let timeout = settings.withLock { $0.flushFailureTimeout }
+            if now - failingSince.instant >= timeout, !isStopping {
+                flushFailureTimeoutExpired(
+                    "flushes have failed for \(DaemonConfiguration.seconds(now - failingSince.instant)) s "
+                        + "(\(consecutiveFlushFailures) in a row, flushFailureTimeout \(DaemonConfiguration.seconds(timeout)) s); "
+                        + "last error: \(error)")
+            }
             writeStatus()
             completion?(.failure(error))
             return
         case let .success(flushed):
             report = flushed
         }
+        let wasPaused = isClaimingPaused
         consecutiveFlushFailures = 0
+        flushesFailingSince = nil
         let logger = self.logger
         var acknowledged: [String] = []
         for record in group {
@@ -111,6 +129,10 @@ extension JobRunner {
         events.emit(.flushed(summary))
         writeStatus()
         completion?(.success(summary))
+        if wasPaused {
+            logger.info("a flush succeeded; claiming again")
+            claimWhileRoom()
+        }
     }
 
     /// Flushes soon, because a finished job has dependents waiting for its acknowledgement.

@@ -32,8 +32,9 @@ extension JobRunner {
             flushInterval: DaemonConfiguration.seconds(settings.flushInterval), lastFlush: lastFlush,
             consecutiveFlushFailures: consecutiveFlushFailures, running: running,
             queued: max(0, queuedTaskCount - running.count),
-            awaitingFlush: awaitingFlush.count + committing.reduce(0) { $0 + $1.count } + awaitingFiling.count,
-            waitingForRetry: waitingForRetry, waitingForDependencies: waitingForDependencies)
+            awaitingFlush: jobsAwaitingFlush,
+            waitingForRetry: waitingForRetry, waitingForDependencies: waitingForDependencies,
+            flushesFailingSince: flushesFailingSince?.date, claimingPaused: isClaimingPaused)
     }
 
     /// Rewrites `status.json` (a failure only costs a stale status: logged, not thrown).

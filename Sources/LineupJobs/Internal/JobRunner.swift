@@ -58,13 +58,19 @@ final class JobRunner: @unchecked Sendable {
     var dependencyFlushScheduled = false
     var lastFlush: DaemonStatus.Flush?
     var consecutiveFlushFailures = 0
+    /// When the current run of failed flushes began; nil while flushes succeed.
+    var flushesFailingSince: (instant: ContinuousClock.Instant, date: Date)?
+    /// Told once, when flushes have failed for the configured time: the daemon stops.
+    let flushFailureTimeoutExpired: @Sendable (String) -> Void
     var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
     var nextWaiterToken = 0
 
     init(
         spool: SpoolDirectory, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
-        settings: RunnerSettings, events: EventBroadcaster, jitter: @escaping @Sendable () -> Double
+        settings: RunnerSettings, events: EventBroadcaster, jitter: @escaping @Sendable () -> Double,
+        flushFailureTimeoutExpired: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.flushFailureTimeoutExpired = flushFailureTimeoutExpired
         self.spool = spool
         self.container = container
         self.registry = registry
@@ -122,7 +128,7 @@ final class JobRunner: @unchecked Sendable {
     func claimWhileRoom() {
         assertOnCoordinator()
         let window = settings.withLock { $0.claimWindow }
-        while !isStopping, queuedTaskCount < window {
+        while !isStopping, queuedTaskCount < window, !isClaimingPaused {
             let claimed: ClaimedJob?
             do {
                 claimed = try spool.claimNext()
@@ -133,6 +139,19 @@ final class JobRunner: @unchecked Sendable {
             guard let claimed else { return }
             submit(claimed)
         }
+    }
+
+    /// Whether claiming waits for a flush to succeed: flushes are failing and the finished jobs
+    /// they would carry have reached the bound. Claiming more would only grow the main context
+    /// with work that cannot be made durable.
+    var isClaimingPaused: Bool {
+        consecutiveFlushFailures > 0 && jobsAwaitingFlush >= settings.withLock { $0.flushBacklogLimit }
+    }
+
+    /// Finished jobs not acknowledged yet: waiting for a flush, being committed, or flushed and
+    /// waiting to be filed.
+    var jobsAwaitingFlush: Int {
+        awaitingFlush.count + committing.reduce(0) { $0 + $1.count } + awaitingFiling.count
     }
 
     /// Takes a claimed job in: parses it, makes its first task (which validates its

@@ -7,6 +7,8 @@ struct RunnerSettings: Sendable {
     var maxConcurrentJobs: Int
     var flushInterval: Duration
     var dependencyWaitTimeout: Duration
+    var flushBacklogLimit: Int
+    var flushFailureTimeout: Duration
     var logger: Logger
 
     init(_ configuration: DaemonConfiguration, logger: Logger) {
@@ -15,6 +17,8 @@ struct RunnerSettings: Sendable {
         self.maxConcurrentJobs = configuration.maxConcurrentJobs
         self.flushInterval = configuration.flushInterval
         self.dependencyWaitTimeout = configuration.dependencyWaitTimeout
+        self.flushBacklogLimit = configuration.flushBacklogLimit
+        self.flushFailureTimeout = configuration.flushFailureTimeout
         self.logger = logger
     }
 }
