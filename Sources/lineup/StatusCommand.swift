@@ -30,9 +30,9 @@ struct StatusCommand: ParsableCommand {
         } else {
             print("last flush: none yet")
         }
-        if let since = status.flushesFailingSince {
+        if let since = status.acknowledgementsFailingSince {
             print(
-                "flushes failing since \(since.ISO8601Format()) (\(status.consecutiveFlushFailures) in a row); "
+                "acknowledgements failing since \(since.ISO8601Format()) (\(status.consecutiveFlushFailures) failed flushes in a row); "
                     + (status.claimingPaused ? "claiming paused until a flush succeeds" : "still claiming"))
         }
         for job in status.running {

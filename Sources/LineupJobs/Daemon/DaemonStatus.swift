@@ -72,17 +72,18 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var waitingForRetry: Int
     /// Jobs waiting for a job in their `after` list to be claimed.
     public var waitingForDependencies: Int
-    /// Since when flushes have been failing; nil while they succeed.
-    public var flushesFailingSince: Date?
+    /// Since when finished jobs could not be acknowledged (flushes, or the filing of what they
+    /// carried, failed); nil while acknowledgements go through.
+    public var acknowledgementsFailingSince: Date?
     /// Whether claiming waits for a flush to succeed (see `DaemonConfiguration.flushBacklogLimit`).
     public var claimingPaused: Bool
 
     public init(
         pid: Int32, phase: Phase, startedAt: Date, updatedAt: Date, maxConcurrentJobs: Int, flushInterval: Double,
         lastFlush: Flush?, consecutiveFlushFailures: Int, running: [RunningJob], queued: Int, awaitingFlush: Int,
-        waitingForRetry: Int, waitingForDependencies: Int, flushesFailingSince: Date? = nil, claimingPaused: Bool = false
+        waitingForRetry: Int, waitingForDependencies: Int, acknowledgementsFailingSince: Date? = nil, claimingPaused: Bool = false
     ) {
-        self.flushesFailingSince = flushesFailingSince
+        self.acknowledgementsFailingSince = acknowledgementsFailingSince
         self.claimingPaused = claimingPaused
         self.pid = pid
         self.phase = phase

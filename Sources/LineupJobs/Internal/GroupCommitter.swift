@@ -35,6 +35,8 @@ final class GroupCommitter: Sendable {
         let flush: Result<FlushReport, any Error>
         /// Claims of the jobs now in `done/` with their reports.
         let filed: Set<String>
+        /// Why a job of the group could not be filed, if one could not.
+        var filingError: (any Error)? = nil
     }
 
     private let queue = DispatchQueue(label: "lineup.runner.commit")
@@ -68,25 +70,32 @@ final class GroupCommitter: Sendable {
     func commit(_ jobs: [Job], logger: Logger, completion: @escaping @Sendable (Outcome) -> Void) {
         queue.async {
             let flush = Result { try self.container.flush() }
-            let filed: Set<String> = if case .success = flush { self.file(jobs, logger: logger) } else { [] }
-            completion(Outcome(flush: flush, filed: filed))
+            guard case .success = flush else {
+                completion(Outcome(flush: flush, filed: []))
+                return
+            }
+            let (filed, filingError) = self.file(jobs, logger: logger)
+            completion(Outcome(flush: flush, filed: filed, filingError: filingError))
         }
     }
 
     /// Moves the jobs to `done/` with their reports, as one group (one directory sync for the
     /// group rather than one per job); returns the claims of those moved. When the group stops at
     /// an error, the rest are tried one by one, so that one bad file holds back only itself.
-    private func file(_ jobs: [Job], logger: Logger) -> Set<String> {
-        guard !jobs.isEmpty else { return [] }
+    private func file(_ jobs: [Job], logger: Logger) -> (filed: Set<String>, error: (any Error)?) {
+        guard !jobs.isEmpty else { return ([], nil) }
         let staged = jobs.compactMap { $0.staged ?? stage($0.report, of: $0.claimed, logger: logger).staged }
         do {
             try spool.complete(staged: staged)
-            return Set(staged.map(\.job.claim))
+            if staged.count == jobs.count {
+                return (Set(staged.map(\.job.claim)), nil)
+            }
         } catch {
             logger.warning("cannot move a group of jobs to done/; moving them one by one", metadata: ["error": "\(error)"])
         }
         let done = spool.directory(.done)
         var filed: Set<String> = []
+        var lastError: (any Error)?
         for job in jobs {
             do {
                 // Written afresh: the group may have moved its staged report already.
@@ -96,11 +105,12 @@ final class GroupCommitter: Sendable {
                 // Moved by the group call before it stopped.
                 filed.insert(job.claimed.claim)
             } catch {
+                lastError = error
                 logger.error(
                     "cannot move an acknowledged job to done/; retrying after the next flush",
                     metadata: ["job": "\(job.claimed.name)", "error": "\(error)"])
             }
         }
-        return filed
+        return (filed, lastError)
     }
 }

@@ -61,9 +61,6 @@ extension JobRunner {
             // Back in front of the jobs that finished meanwhile, in the order they finished.
             awaitingFlush = group + awaitingFlush
             consecutiveFlushFailures += 1
-            let now = ContinuousClock.now
-            let failingSince = flushesFailingSince ?? (now, Date())
-            flushesFailingSince = failingSince
             lastFlush = DaemonStatus.Flush(
                 at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)")
             logger.error(
@@ -73,18 +70,7 @@ extension JobRunner {
                     "error": "\(error)",
                 ])
             events.emit(.flushFailed(reason: reason, error: "\(error)"))
-            if isClaimingPaused {
-                logger.warning(
-                    "claiming paused until a flush succeeds",
-                    metadata: ["awaiting_flush": "\(jobsAwaitingFlush)", "limit": "\(settings.withLock { $0.flushBacklogLimit })"])
-            }
-            let timeout = settings.withLock { $0.flushFailureTimeout }
-            if now - failingSince.instant >= timeout, !isStopping {
-                flushFailureTimeoutExpired(
-                    "flushes have failed for \(DaemonConfiguration.seconds(now - failingSince.instant)) s "
-                        + "(\(consecutiveFlushFailures) in a row, flushFailureTimeout \(DaemonConfiguration.seconds(timeout)) s); "
-                        + "last error: \(error)")
-            }
+            noteStalledAcknowledgement("flush failed (\(consecutiveFlushFailures) in a row): \(error)")
             writeStatus()
             completion?(.failure(error))
             return
@@ -93,7 +79,6 @@ extension JobRunner {
         }
         let wasPaused = isClaimingPaused
         consecutiveFlushFailures = 0
-        flushesFailingSince = nil
         let logger = self.logger
         var acknowledged: [String] = []
         for record in group {
@@ -127,11 +112,37 @@ extension JobRunner {
                 "ms": "\(Int(report.duration / .milliseconds(1)))",
             ])
         events.emit(.flushed(summary))
+        if let filingError = outcome.filingError, !awaitingFiling.isEmpty {
+            noteStalledAcknowledgement("\(awaitingFiling.count) flushed job(s) cannot be filed in done/: \(filingError)")
+        } else {
+            acknowledgementStalledSince = nil
+        }
         writeStatus()
         completion?(.success(summary))
-        if wasPaused {
-            logger.info("a flush succeeded; claiming again")
+        if wasPaused, !isClaimingPaused {
+            logger.info("jobs are acknowledged again; claiming again")
             claimWhileRoom()
+        }
+    }
+
+    /// Records that finished jobs could not be acknowledged (a flush failed, or filing what it
+    /// carried did): claiming pauses once ``RunnerSettings/flushBacklogLimit`` jobs wait, and
+    /// once this has lasted ``RunnerSettings/flushFailureTimeout`` the daemon is told to stop.
+    private func noteStalledAcknowledgement(_ reason: String) {
+        assertOnCoordinator()
+        let now = ContinuousClock.now
+        let since = acknowledgementStalledSince ?? (now, Date())
+        acknowledgementStalledSince = since
+        let (limit, timeout) = settings.withLock { ($0.flushBacklogLimit, $0.flushFailureTimeout) }
+        if isClaimingPaused {
+            logger.warning(
+                "claiming paused until a flush succeeds",
+                metadata: ["awaiting_flush": "\(jobsAwaitingFlush)", "limit": "\(limit)", "error": "\(reason)"])
+        }
+        if now - since.instant >= timeout, !isStopping {
+            flushFailureTimeoutExpired(
+                "no job could be acknowledged for \(DaemonConfiguration.seconds(now - since.instant)) s "
+                    + "(flushFailureTimeout \(DaemonConfiguration.seconds(timeout)) s): \(reason)")
         }
     }
 

@@ -34,7 +34,7 @@ extension JobRunner {
             queued: max(0, queuedTaskCount - running.count),
             awaitingFlush: jobsAwaitingFlush,
             waitingForRetry: waitingForRetry, waitingForDependencies: waitingForDependencies,
-            flushesFailingSince: flushesFailingSince?.date, claimingPaused: isClaimingPaused)
+            acknowledgementsFailingSince: acknowledgementStalledSince?.date, claimingPaused: isClaimingPaused)
     }
 
     /// Rewrites `status.json` (a failure only costs a stale status: logged, not thrown).

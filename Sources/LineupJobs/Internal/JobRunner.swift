@@ -58,8 +58,9 @@ final class JobRunner: @unchecked Sendable {
     var dependencyFlushScheduled = false
     var lastFlush: DaemonStatus.Flush?
     var consecutiveFlushFailures = 0
-    /// When the current run of failed flushes began; nil while flushes succeed.
-    var flushesFailingSince: (instant: ContinuousClock.Instant, date: Date)?
+    /// Since when finished jobs could not be acknowledged (flushes failed, or filing what they
+    /// carried did); nil while acknowledgements go through.
+    var acknowledgementStalledSince: (instant: ContinuousClock.Instant, date: Date)?
     /// Told once, when flushes have failed for the configured time: the daemon stops.
     let flushFailureTimeoutExpired: @Sendable (String) -> Void
     var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
@@ -141,11 +142,11 @@ final class JobRunner: @unchecked Sendable {
         }
     }
 
-    /// Whether claiming waits for a flush to succeed: flushes are failing and the finished jobs
-    /// they would carry have reached the bound. Claiming more would only grow the main context
-    /// with work that cannot be made durable.
+    /// Whether claiming waits for acknowledgements to go through again: they are failing (a
+    /// full disk) and the finished jobs waiting for one have reached the bound. Claiming more
+    /// would only grow the main context with work that cannot be made durable.
     var isClaimingPaused: Bool {
-        consecutiveFlushFailures > 0 && jobsAwaitingFlush >= settings.withLock { $0.flushBacklogLimit }
+        acknowledgementStalledSince != nil && jobsAwaitingFlush >= settings.withLock { $0.flushBacklogLimit }
     }
 
     /// Finished jobs not acknowledged yet: waiting for a flush, being committed, or flushed and
