@@ -3,10 +3,10 @@
 ///
 /// Positions are 1-based and counted in characters, as libxml2 counts them. For an RSS item
 /// the position is that of the line of the description that holds the text (the start of
-/// its `<strong>`), or of the guid's text. The position of a token inside an SOS
-/// `swe:values` block is not tracked (that would cost a look at every byte of the largest
-/// files): ``row`` says which row of the block it is, and the position is that of the
-/// `swe:values` start tag.
+/// its `<strong>`), or of the guid's or title's text. For a catalogue `<station/>` it is the
+/// end of its tag. The position of a token inside an SOS `swe:values` block is not tracked
+/// (that would cost a look at every byte of the largest files): ``row`` says which row of
+/// the block it is, and the position is the end (`>`) of the `swe:values` start tag.
 public struct BuoyDocumentText: Hashable, Sendable, CustomStringConvertible {
     /// The longest text kept; a longer one ends with `…`.
     public static let maximumLength = 80
