@@ -6,6 +6,9 @@ public struct BuoyReadSummary: Hashable, Sendable {
     public var observationCount: Int
     /// How many ``BuoyStationRecord`` values were delivered.
     public var stationCount: Int
+    /// How many records the document holds, delivered or not: RSS `<item>` elements, SOS rows
+    /// that are not blank, catalogue `<station/>` elements.
+    public var recordCount: Int
     /// Values of properties the model does not hold, counted per property name as the document
     /// writes it: an SOS field name (`sea_water_salinity`, `sea_water_speed`), an RSS line
     /// label (`Dew Point`, `Tide`), a catalogue attribute (`pgm`, `elev`). Only present values
@@ -21,6 +24,10 @@ public struct BuoyReadSummary: Hashable, Sendable {
     /// unreadable time, no station), counted per reason; an SOS row with the wrong number of
     /// tokens counts whatever it holds, since its columns cannot be trusted.
     public var rejectedRecords: [String: Int]
+    /// For each reason of ``rejectedRecords``, the text of the first record skipped for it,
+    /// with its position: the unreadable time, the item title of an item without a station,
+    /// the row of a row with the wrong number of tokens.
+    public var rejectedRecordExamples: [String: BuoyDocumentText]
     /// Bytes of the file handed to libxml2.
     public var byteCount: Int
 
@@ -29,17 +36,21 @@ public struct BuoyReadSummary: Hashable, Sendable {
         format: BuoyXMLFormat,
         observationCount: Int = 0,
         stationCount: Int = 0,
+        recordCount: Int = 0,
         ignoredValues: [String: Int] = [:],
         rejectedValues: [String: Int] = [:],
         rejectedRecords: [String: Int] = [:],
+        rejectedRecordExamples: [String: BuoyDocumentText] = [:],
         byteCount: Int = 0
     ) {
         self.format = format
         self.observationCount = observationCount
         self.stationCount = stationCount
+        self.recordCount = recordCount
         self.ignoredValues = ignoredValues
         self.rejectedValues = rejectedValues
         self.rejectedRecords = rejectedRecords
+        self.rejectedRecordExamples = rejectedRecordExamples
         self.byteCount = byteCount
     }
 

@@ -1,7 +1,7 @@
 /// An error of the buoy XML reader: a file that cannot be read, a document that is not
-/// well-formed XML, a well-formed document of a format the reader does not know, or a
-/// document that exceeds a ``BuoyXMLLimits`` bound; or of ``SOSDocumentWriter``: a file that
-/// cannot be written.
+/// well-formed XML, a well-formed document of a format the reader does not know, a document
+/// of a known format that holds nothing the reader can deliver, or a document that exceeds a
+/// ``BuoyXMLLimits`` bound; or of ``SOSDocumentWriter``: a file that cannot be written.
 ///
 /// The ``description`` always names the file and, when known, the line and column, so that it
 /// can be written as-is into a log line or a job failure report. Messages come from libxml2
@@ -14,6 +14,7 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
             case unreadableFile
             case malformedDocument
             case unsupportedFormat
+            case nothingReadable
             case limitExceeded
             case externalEntity
             case unwritableFile
@@ -34,9 +35,16 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
         /// bounds (billion laughs). ``BuoyXMLError/libxml2Code`` holds the `xmlParserErrors`
         /// value.
         public static let malformedDocument = Code(.malformedDocument)
-        /// The document is well-formed but its root element is not one of the formats of
-        /// ``BuoyXMLFormat``.
+        /// The document is well-formed but not one of the formats of ``BuoyXMLFormat``: its
+        /// root element is none of theirs, or it is an O&M `ObservationCollection` whose
+        /// members are not IOOS SOS observations (no `swe:DataStream` or `swe:DataArray`
+        /// result). The message names the root element and its namespace, and what was found.
         public static let unsupportedFormat = Code(.unsupportedFormat)
+        /// The document is of a known format but holds no observation (RSS, SOS) or station
+        /// (catalogue) the reader can deliver: no item or row, none with a readable time or
+        /// station, or only properties the model does not hold. The message says what was
+        /// found; ``BuoyXMLError/summary`` holds the counts.
+        public static let nothingReadable = Code(.nothingReadable)
         /// A text, a token or a field list is larger than ``BuoyXMLLimits`` allows.
         public static let limitExceeded = Code(.limitExceeded)
         /// The document declares an external entity (`<!ENTITY x SYSTEM "...">`). Such a
@@ -51,6 +59,7 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
             case .unreadableFile: "unreadable file"
             case .malformedDocument: "malformed document"
             case .unsupportedFormat: "unsupported format"
+            case .nothingReadable: "nothing readable"
             case .limitExceeded: "limit exceeded"
             case .externalEntity: "external entity"
             case .unwritableFile: "unwritable file"
@@ -75,6 +84,8 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
     public var libxml2Code: Int?
     /// `errno` of the failed system call of a ``Code/unreadableFile`` error.
     public var systemErrorNumber: Int32?
+    /// What the read found, for a ``Code/nothingReadable`` error.
+    public var summary: BuoyReadSummary?
 
     /// Creates an error.
     public init(
@@ -84,7 +95,8 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
         column: Int? = nil,
         message: String,
         libxml2Code: Int? = nil,
-        systemErrorNumber: Int32? = nil
+        systemErrorNumber: Int32? = nil,
+        summary: BuoyReadSummary? = nil
     ) {
         self.code = code
         self.file = file
@@ -93,6 +105,7 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
         self.libxml2Code = libxml2Code
         self.systemErrorNumber = systemErrorNumber
+        self.summary = summary
     }
 
     /// `"<file>:<line>:<column>: <message>"`, leaving out the position parts that are unknown.

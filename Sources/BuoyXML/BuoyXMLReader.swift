@@ -30,14 +30,21 @@ public struct BuoyXMLReader: Sendable {
     ///   surf value, each preceded (the first time its station appears) by a station record
     ///   with what the document says about that station.
     ///
+    /// A document that yields nothing (no observation from RSS or SOS, no station from a
+    /// catalogue) is an error, ``BuoyXMLError/Code/nothingReadable``, whose message says what
+    /// the document holds: a caller never mistakes an unreadable document for an empty success.
+    /// Records that are skipped while others are delivered are counted in the summary, with the
+    /// first example of each reason (``BuoyReadSummary/skippedRecordsDescription``).
+    ///
     /// Records are delivered while parsing, so a caller can save them in batches. If the
     /// document turns out malformed further on, this still throws, after some records were
     /// delivered: a caller that must not keep part of a malformed file runs
     /// ``validate(contentsOf:)`` first, or discards what it received.
     ///
     /// - Throws: ``BuoyXMLError`` (naming the file, line and column) for a file that cannot be
-    ///   read, a malformed document or an unknown root element; or the first error a callback
-    ///   throws, unchanged, after which parsing stops.
+    ///   read, a malformed document, a document of another format (an unknown root element, or
+    ///   an O&M collection that is not SOS: both named) or a document that yields nothing; or
+    ///   the first error a callback throws, unchanged, after which parsing stops.
     public func read(
         contentsOf url: URL,
         onObservation: (BuoyObservationRecord) throws -> Void,
@@ -53,7 +60,12 @@ public struct BuoyXMLReader: Sendable {
                 guard let format = router.format else {
                     throw BuoyXMLError(code: .malformedDocument, file: url.path, message: "the document has no root element")
                 }
-                return sink.summary(format: format, byteCount: session.byteCount)
+                let summary = sink.summary(format: format, byteCount: session.byteCount)
+                guard summary.observationCount > 0 || summary.stationCount > 0 else {
+                    throw BuoyXMLError(
+                        code: .nothingReadable, file: url.path, message: summary.nothingReadableMessage, summary: summary)
+                }
+                return summary
             }
         }
     }

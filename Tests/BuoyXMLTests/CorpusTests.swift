@@ -88,12 +88,12 @@ struct CorpusTests {
         #expect(result.stations == [BuoyStationRecord(stationID: "41012", latitude: 30.04, longitude: -80.55)])
     }
 
-    @Test("SOS currents profile of 41012: no observation, the current values counted as ignored")
+    @Test("SOS currents profile of 41012: nothing readable, the current values counted as ignored")
     func sosCurrents41012() throws {
-        let result = try readAll(TestPaths.corpusFile("pyoos-ndbc-sos-currents-41012-profile.xml"))
+        let result = try #require(readYieldingNothing(TestPaths.corpusFile("pyoos-ndbc-sos-currents-41012-profile.xml")))
+        #expect(result.callbacks == 0)
         #expect(result.summary.format == .ndbcSOSObservationCollection)
-        #expect(result.observations.isEmpty)
-        #expect(result.stations.isEmpty)
+        #expect(result.summary.recordCount == 300)
         #expect(result.summary.observationCount == 0)
         #expect(result.summary.stationCount == 0)
         // 300 rows; of the 21 property columns only these five hold values.
@@ -109,17 +109,24 @@ struct CorpusTests {
         #expect(result.summary.ignoredValueCount == 1500)
         #expect(result.summary.rejectedValues.isEmpty)
         #expect(result.summary.rejectedRecords.isEmpty)
+        #expect(
+            result.error.description
+                == "\(TestPaths.corpusFile("pyoos-ndbc-sos-currents-41012-profile.xml").path): no observation the importer can read: "
+                + "found 300 SOS rows, none with a value of a property the model holds; values of other properties: "
+                + "direction_of_sea_water_velocity (300), error_velocity (300), quality_flags (300), sea_water_speed (300) and 1 more"
+        )
     }
 
-    @Test("SOS salinity trajectory of glider 48900: no observation, 2,041 ignored salinities")
+    @Test("SOS salinity trajectory of glider 48900: nothing readable, 2,041 ignored salinities")
     func sosSalinity48900() throws {
-        let result = try readAll(TestPaths.corpusFile("pyoos-ndbc-sos-salinity-48900-trajectory.xml"))
+        let result = try #require(readYieldingNothing(TestPaths.corpusFile("pyoos-ndbc-sos-salinity-48900-trajectory.xml")))
+        #expect(result.callbacks == 0)
         #expect(result.summary.format == .ndbcSOSObservationCollection)
-        #expect(result.observations.isEmpty)
-        #expect(result.stations.isEmpty)
+        #expect(result.summary.recordCount == 2041)
         #expect(result.summary.ignoredValues == ["sea_water_salinity": 2041])
         #expect(result.summary.rejectedValues.isEmpty)
         #expect(result.summary.rejectedRecords.isEmpty)
+        #expect(result.error.message.hasSuffix("found 2041 SOS rows, none with a value of a property the model holds; values of other properties: sea_water_salinity (2041)"))
     }
 
     @Test("activestations catalogue: 1,350 stations, attributes decoded")

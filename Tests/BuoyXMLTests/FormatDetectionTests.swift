@@ -11,7 +11,6 @@ struct FormatDetectionTests {
             ("pyoos-ndbc-sos-winds-41012.xml", "activestations.xml", BuoyXMLFormat.ndbcSOSObservationCollection, 24, 1),
             ("ndbc-activestations-2025-06-13.xml", "42002.rss", BuoyXMLFormat.ndbcActiveStations, 0, 1350),
             ("ndbc-rss-42002-2022-02-27.xml", "winds.sos", BuoyXMLFormat.ndbcLatestObservationRSS, 1, 1),
-            ("pyoos-ndbc-sos-salinity-48900-trajectory.xml", "no-extension", BuoyXMLFormat.ndbcSOSObservationCollection, 0, 0),
         ]
     )
     func misleadingNames(original: String, disguise: String, format: BuoyXMLFormat, observations: Int, stations: Int) throws {
@@ -24,6 +23,15 @@ struct FormatDetectionTests {
         #expect(try BuoyXMLReader().validate(contentsOf: copy).format == format)
     }
 
+    @Test("a document that yields nothing under a misleading name is still recognised")
+    func misleadingNameOfADocumentThatYieldsNothing() throws {
+        let directory = try TemporaryDirectory()
+        let copy = try directory.file("no-extension", Data(contentsOf: TestPaths.corpusFile("pyoos-ndbc-sos-salinity-48900-trajectory.xml")))
+        let result = try #require(readYieldingNothing(copy))
+        #expect(result.summary.format == .ndbcSOSObservationCollection)
+        #expect(try BuoyXMLReader().validate(contentsOf: copy).format == .ndbcSOSObservationCollection)
+    }
+
     @Test("detection looks at the root element and its namespace, after a prolog of any length")
     func rootDetection() throws {
         let directory = try TemporaryDirectory()
@@ -31,14 +39,22 @@ struct FormatDetectionTests {
         let stations = try directory.file("a", prolog + "<stations><station id=\"x1\"/></stations>")
         #expect(try readAll(stations).summary.format == .ndbcActiveStations)
 
+        // An SOS response under another prefix, or in the default namespace, is still SOS.
+        let winds = try String(contentsOf: TestPaths.corpusFile("pyoos-ndbc-sos-winds-41012.xml"), encoding: .utf8)
         let prefixed = try directory.file(
             "b",
-            "<collection:ObservationCollection xmlns:collection=\"http://www.opengis.net/om/1.0\"/>"
+            winds.replacingOccurrences(of: "<om:", with: "<collection:").replacingOccurrences(of: "</om:", with: "</collection:")
+                .replacingOccurrences(of: "xmlns:om=", with: "xmlns:collection=")
         )
         #expect(try readAll(prefixed).summary.format == .ndbcSOSObservationCollection)
+        #expect(try readAll(prefixed).observations.count == 24)
 
-        let defaultNamespace = try directory.file("c", "<ObservationCollection xmlns=\"http://www.opengis.net/om/1.0\"/>")
-        #expect(try readAll(defaultNamespace).summary.format == .ndbcSOSObservationCollection)
+        let defaultNamespace = try directory.file(
+            "c",
+            winds.replacingOccurrences(of: "<om:", with: "<").replacingOccurrences(of: "</om:", with: "</")
+                .replacingOccurrences(of: "xmlns:om=", with: "xmlns=")
+        )
+        #expect(try readAll(defaultNamespace).observations.count == 24)
 
         // An `rss` or `stations` element in a namespace is somebody else's.
         let namespacedRSS = try directory.file("d", "<rss xmlns=\"http://purl.org/rss/1.0/\"/>")

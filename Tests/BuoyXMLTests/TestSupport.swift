@@ -89,3 +89,23 @@ func buoyXMLError(_ body: () throws -> Void) -> BuoyXMLError? {
         return nil
     }
 }
+
+/// What a read of a document that yields nothing threw, and what its callbacks received
+/// (which must be nothing).
+struct NothingReadResult {
+    var error: BuoyXMLError
+    var summary: BuoyReadSummary
+    var callbacks: Int
+}
+
+/// Reads a document that must yield nothing; `nil` (and an issue from the caller's
+/// `#require`) when the read succeeds or throws another error.
+func readYieldingNothing(_ url: URL) -> NothingReadResult? {
+    var callbacks = 0
+    guard
+        let error = buoyXMLError({
+            _ = try BuoyXMLReader().read(contentsOf: url, onObservation: { _ in callbacks += 1 }, onStation: { _ in callbacks += 1 })
+        }), error.code == .nothingReadable, let summary = error.summary
+    else { return nil }
+    return NothingReadResult(error: error, summary: summary, callbacks: callbacks)
+}

@@ -77,6 +77,21 @@ final class JournalFixture {
         return outcome
     }
 
+    /// Runs a job that must fail with a `JobError`; returns it.
+    func runFailing(_ json: String) throws -> JobError {
+        let result = try run(json)
+        #expect(result.outcome == nil)
+        return try #require(result.error as? JobError, "job did not fail with a JobError: \(String(describing: result.error))")
+    }
+
+    /// Checks that nothing of a failed job reached the main context or, after a flush, the store.
+    func expectNothingStored(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(!container.mainContext.performAndWait { container.mainContext.hasChanges }, sourceLocation: sourceLocation)
+        try container.flush()
+        #expect(try container.store.rowCount(of: "BuoyObservation") == 0, sourceLocation: sourceLocation)
+        #expect(try container.store.rowCount(of: "BuoyStation") == 0, sourceLocation: sourceLocation)
+    }
+
     func count<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> Int {
         let context = container.newTaskContext(name: "check")
         return try context.performAndWait { try context.count(for: request) }

@@ -38,7 +38,7 @@ final class DocumentRouter: SAXEventHandler {
         case .ndbcSOSObservationCollection:
             delegate = SOSObservationHandler(session: session, sink: sink, limits: limits)
         case .ndbcActiveStations:
-            delegate = StationCatalogueHandler(sink: sink)
+            delegate = StationCatalogueHandler(session: session, sink: sink)
         }
     }
 
@@ -51,6 +51,10 @@ final class DocumentRouter: SAXEventHandler {
 
     func characters(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         try delegate?.characters(bytes)
+    }
+
+    func cdataBlock(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        try delegate?.cdataBlock(bytes)
     }
 
     func endDocument() throws {

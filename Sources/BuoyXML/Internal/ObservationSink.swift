@@ -11,6 +11,9 @@ final class ObservationSink {
     private(set) var ignoredValues: [String: Int] = [:]
     private(set) var rejectedValues: [String: Int] = [:]
     private(set) var rejectedRecords: [String: Int] = [:]
+    private(set) var rejectedRecordExamples: [String: BuoyDocumentText] = [:]
+    /// Records the document holds, delivered or not (see ``BuoyReadSummary/recordCount``).
+    private(set) var recordCount = 0
     /// Stations of observation documents already delivered, so that each is delivered once,
     /// just before its first observation. Bounded by the number of stations in the document.
     private var announcedStations: Set<String> = []
@@ -54,8 +57,18 @@ final class ObservationSink {
         rejectedValues[reason, default: 0] += 1
     }
 
-    func rejectRecord(_ reason: String) {
+    /// Counts one record of the document, before it is delivered or rejected.
+    func countRecord() {
+        recordCount += 1
+    }
+
+    /// Counts a record skipped for `reason`; `example` (the text that made it unreadable, with
+    /// its position) is kept for the first record of each reason only.
+    func rejectRecord(_ reason: String, example: () -> BuoyDocumentText?) {
         rejectedRecords[reason, default: 0] += 1
+        if rejectedRecordExamples[reason] == nil, let text = example() {
+            rejectedRecordExamples[reason] = text
+        }
     }
 
     /// `value` (in `unit`) converted to the property's unit and checked against its bounds;
@@ -78,9 +91,11 @@ final class ObservationSink {
             format: format,
             observationCount: observationCount,
             stationCount: stationCount,
+            recordCount: recordCount,
             ignoredValues: ignoredValues,
             rejectedValues: rejectedValues,
             rejectedRecords: rejectedRecords,
+            rejectedRecordExamples: rejectedRecordExamples,
             byteCount: byteCount
         )
     }

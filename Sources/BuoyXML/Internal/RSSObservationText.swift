@@ -3,16 +3,29 @@ import Foundation
 /// The pieces of an NDBC `latest_obs` RSS item, read from their text.
 ///
 /// The description holds HTML lines such as `<strong>Wind Speed:</strong> 9.7 knots<br />`,
-/// in any order, a line left out when its value is missing. The first line, a label without
-/// a colon, is the local time: `<strong>February 27, 2022 5:20 am CST</strong>`. Values are
-/// imperial, some with the metric value in parentheses: `30.16 in (1021.2 mb)`,
-/// `73.2&#176;F (22.9&#176;C)`.
+/// in any order, a line left out when its value is missing (a wave-only buoy has no wind
+/// lines, a buoy without a spectral sensor no period). The first line, a label without a
+/// colon, is the time. Values are imperial, some with the metric value in parentheses:
+/// `30.16 in (1021.2 mb)`, `73.2&#176;F (22.9&#176;C)`.
+///
+/// The generations NDBC has published differ in the time line and the guid:
+///
+/// | generation | time line | guid |
+/// |---|---|---|
+/// | about 2012 | `October 4, 2012 1700 UTC` (24-hour, stations outside US zones) or `September 18, 2014 6:50 am EDT` | `http://www.ndbc.noaa.gov/station_page.php?station=62303&ts=1349370000` (Unix time) |
+/// | since about 2016 | `February 27, 2022 5:20 am CST` (12-hour, US zone abbreviation), or 24-hour with `UTC`/`GMT` | `NDBC-42002-20220227112000` (UTC) |
+///
+/// Both guid forms carry the observation time in UTC; a station id may be any WMO number
+/// (`62303` off Wales, `51201` off Hawaii) or a C-MAN call sign (`LONF1`).
 enum RSSObservationText {
     struct Line: Equatable {
         /// The label without its colon (`Wind Speed`), or `nil` for a line without one.
         var label: String?
         /// The text after the label, tags removed and entities decoded.
         var value: String
+        /// The UTF-8 offset, in the description, of the line's first byte that is not white
+        /// space: where a report points to.
+        var offset: Int = 0
     }
 
     struct Measurement: Equatable {
@@ -51,6 +64,16 @@ enum RSSObservationText {
     }
 
     private static func line(_ segment: ArraySlice<UInt8>) -> Line? {
+        var line = lineContent(segment)
+        line?.offset = segment.firstIndex(where: { !isWhiteSpace($0) }) ?? segment.startIndex
+        return line
+    }
+
+    private static func isWhiteSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    private static func lineContent(_ segment: ArraySlice<UInt8>) -> Line? {
         let bytes = Array(segment)
         if let open = find(bytes, "<strong", from: 0),
             let openEnd = bytes[open...].firstIndex(of: UInt8(ascii: ">")),
@@ -239,8 +262,14 @@ enum RSSObservationText {
         return (parts[0], parts[1])
     }
 
-    /// The station and UTC time of an NDBC guid: `NDBC-42002-20220227112000`.
+    /// The station and UTC time of an NDBC guid, of either generation:
+    /// `NDBC-42002-20220227112000` (UTC), or
+    /// `…/station_page.php?station=62303&ts=1349370000` (Unix time). The time is `nil` when the
+    /// guid names a station but its time cannot be read.
     static func guid(_ text: String) -> (station: String, time: Date?)? {
+        if text.range(of: "station=", options: .caseInsensitive) != nil {
+            return stationPageGuid(text)
+        }
         let parts = text.trimmingSpaces().split(separator: "-")
         guard parts.count >= 3, parts[0].uppercased() == "NDBC",
             let station = StationID.normalized(parts[1..<(parts.count - 1)].joined(separator: "-"))
@@ -257,6 +286,22 @@ enum RSSObservationText {
                 let seconds = UTCTimestamp.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
             else { return nil }
             return Date(timeIntervalSince1970: Double(seconds))
+        }
+        return (station, time)
+    }
+
+    /// `…/station_page.php?station=62303&ts=1349370000`: the station, and the Unix time of `ts`.
+    private static func stationPageGuid(_ text: String) -> (station: String, time: Date?)? {
+        guard let station = linkStation(text) else { return nil }
+        var time: Date?
+        if let range = text.range(of: "ts=", options: .caseInsensitive),
+            range.lowerBound == text.startIndex || "?&;".contains(text[text.index(before: range.lowerBound)])
+        {
+            let digits = text[range.upperBound...].prefix(while: { $0 != "&" && $0 != "#" && !$0.isWhitespace })
+            // Ten digits cover 2001 to 2286; fewer or more is not an observation time.
+            if digits.count == 10, let seconds = Int(digits) {
+                time = Date(timeIntervalSince1970: Double(seconds))
+            }
         }
         return (station, time)
     }
@@ -297,16 +342,18 @@ enum RSSObservationText {
         return name.isEmpty ? nil : name
     }
 
-    /// A date line, `February 27, 2022 5:20 am CST`, as a UTC time, using the offset of the
-    /// US zone abbreviation NDBC writes.
+    /// A date line, `February 27, 2022 5:20 am CST` or `October 4, 2012 1700 UTC`, as a UTC
+    /// time, using the offset of the zone abbreviation NDBC writes (US zones, or UTC for
+    /// stations outside them).
     static func localTime(_ text: String) -> Date? {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "," }).map { String($0) }
         guard words.count >= 5,
             let month = months.firstIndex(where: { words[0].lowercased().hasPrefix($0) }).map({ $0 + 1 }),
             let day = Int(words[1]), let year = Int(words[2])
         else { return nil }
-        let clock = words[3].split(separator: ":")
-        guard clock.count == 2, var hour = Int(clock[0]), let minute = Int(clock[1]) else { return nil }
+        guard let clock = clockTime(words[3]) else { return nil }
+        var hour = clock.hour
+        let minute = clock.minute
         var zoneIndex = 4
         switch words[4].lowercased() {
         case "am":
@@ -326,11 +373,29 @@ enum RSSObservationText {
         return Date(timeIntervalSince1970: Double(local - offsetHours * 3600))
     }
 
+    /// `5:20`, `17:00` or `1700` as hour and minute (the hour not yet checked against am/pm).
+    private static func clockTime(_ word: String) -> (hour: Int, minute: Int)? {
+        let clock = word.split(separator: ":", omittingEmptySubsequences: false)
+        let hour: Int?
+        let minute: Int?
+        if clock.count == 2, (1...2).contains(clock[0].count), clock[1].count == 2 {
+            hour = Int(clock[0])
+            minute = Int(clock[1])
+        } else if clock.count == 1, word.count == 4, word.allSatisfy(\.isASCII) {
+            hour = Int(word.prefix(2))
+            minute = Int(word.suffix(2))
+        } else {
+            return nil
+        }
+        guard let hour, let minute, (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        return (hour, minute)
+    }
+
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// Offsets from UTC, in hours, of the zone abbreviations of NDBC's US stations.
     private static let zoneOffsets: [String: Int] = [
-        "UTC": 0, "GMT": 0, "Z": 0,
+        "UTC": 0, "UT": 0, "GMT": 0, "Z": 0,
         "AST": -4, "ADT": -3,
         "EST": -5, "EDT": -4,
         "CST": -6, "CDT": -5,

@@ -15,8 +15,18 @@ protocol SAXEventHandler: AnyObject {
     func endElement(localName: UnsafePointer<UInt8>, namespace: UnsafePointer<UInt8>?) throws
     /// Character data and CDATA sections, in the order of the document, in pieces of any size.
     func characters(_ bytes: UnsafeBufferPointer<UInt8>) throws
+    /// The content of a CDATA section (the same text as ``characters(_:)`` would give), for a
+    /// handler that needs to know where its text came from; the default passes it on to
+    /// ``characters(_:)``.
+    func cdataBlock(_ bytes: UnsafeBufferPointer<UInt8>) throws
     /// The document ended and libxml2 found it well-formed.
     func endDocument() throws
+}
+
+extension SAXEventHandler {
+    func cdataBlock(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        try characters(bytes)
+    }
 }
 
 /// A start tag as libxml2's SAX2 `startElementNs` gives it: pointers into libxml2's buffers,

@@ -158,6 +158,13 @@ final class SAXSession {
         return (line, column)
     }
 
+    /// The parser's current position, 1-based: in a start-element callback, that of the `>`
+    /// which ends the start tag (of the `/` of an empty element's `/>`).
+    var position: (line: Int, column: Int)? {
+        guard let context else { return nil }
+        return (Int(xmlSAX2GetLineNumber(context)), Int(xmlSAX2GetColumnNumber(context)))
+    }
+
     /// An error at the parser's current position.
     func error(_ code: BuoyXMLError.Code, _ message: String) -> BuoyXMLError {
         guard let context else {
@@ -179,13 +186,17 @@ final class SAXSession {
     /// billion-laughs nesting but lets a flat "quadratic blow-up" through (a large entity
     /// referenced many times), which would keep the parser busy for as long as it takes to
     /// deliver gigabytes; more text than four times the bytes read plus 1 MiB ends the parse.
-    fileprivate func characters(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    fileprivate func characters(_ bytes: UnsafeBufferPointer<UInt8>, isCDATA: Bool) throws {
         textByteCount += bytes.count
         if textByteCount > 4 * byteCount + (1 << 20) {
             throw error(.limitExceeded, "entities expand to more than four times the size of the document")
         }
         if wantsCharacters {
-            try handler.characters(bytes)
+            if isCDATA {
+                try handler.cdataBlock(bytes)
+            } else {
+                try handler.characters(bytes)
+            }
         }
     }
 
@@ -245,7 +256,7 @@ final class SAXSession {
         sax.startElementNs = saxStartElement
         sax.endElementNs = wantsCharacters ? saxEndElement : nil
         sax.characters = saxCharacters
-        sax.cdataBlock = saxCharacters
+        sax.cdataBlock = saxCDATA
         sax.ignorableWhitespace = saxCharacters
         sax.serror = saxError
         sax.startElement = nil
@@ -323,7 +334,16 @@ private let saxEndElement: endElementNsSAX2Func = { userData, localName, _, name
 private let saxCharacters: charactersSAXFunc = { userData, bytes, length in
     guard let session = session(userData), session.failure == nil, let bytes, length > 0 else { return }
     do {
-        try session.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
+        try session.characters(UnsafeBufferPointer(start: bytes, count: Int(length)), isCDATA: false)
+    } catch {
+        session.fail(error)
+    }
+}
+
+private let saxCDATA: cdataBlockSAXFunc = { userData, bytes, length in
+    guard let session = session(userData), session.failure == nil, let bytes, length > 0 else { return }
+    do {
+        try session.characters(UnsafeBufferPointer(start: bytes, count: Int(length)), isCDATA: true)
     } catch {
         session.fail(error)
     }

@@ -11,6 +11,10 @@
 /// interest's discrete-sampling-geometry name) is `timeSeries`, or unstated, describes the sea
 /// surface at a fixed station. In any other (`timeSeriesProfile` ADCP currents at depth, a
 /// glider's `trajectoryProfile`) every value counts as ignored.
+///
+/// The root element alone does not make a document SOS: O&M 1.0 collections carry all kinds of
+/// results. A collection in which no `om:result` holds a `swe:DataStream` or `swe:DataArray` is
+/// refused at its end as an unsupported format, naming what its members hold instead.
 final class SOSObservationHandler: SAXEventHandler {
     private unowned let session: SAXSession
     private let sink: ObservationSink
@@ -26,6 +30,14 @@ final class SOSObservationHandler: SAXEventHandler {
     private var fields: [SOSField] = []
     private var encoding = SOSEncoding()
     private var table: SOSValuesTable?
+    /// `om:member` elements of the collection.
+    private var memberCount = 0
+    private var inMember = false
+    /// `om:result` elements that hold a SWE data stream or array: what makes the document SOS.
+    private var sweResultCount = 0
+    /// What the members and results of a collection that is not SOS hold, in Clark notation,
+    /// first seen first (a few, for the error message).
+    private var foreignContent: [String] = []
 
     private enum Capture {
         case none
@@ -54,8 +66,31 @@ final class SOSObservationHandler: SAXEventHandler {
         SAXName.hasPrefix(namespace, "http://www.opengis.net/swe/")
     }
 
+    /// A `swe:DataStream` or `swe:DataArray`: the result of an SOS observation.
+    private static func isSWEStream(_ element: SAXElement) -> Bool {
+        isSWE(element)
+            && (SAXName.equals(element.localName, "DataStream") || SAXName.equals(element.localName, "DataArray"))
+    }
+
+    private func noteForeignContent(_ element: SAXElement, prefix: String = "") {
+        guard foreignContent.count < 3 else { return }
+        let name = element.namespaceString.map { "{\($0)}" } ?? ""
+        let entry = prefix + name + element.localNameString
+        if !foreignContent.contains(entry) {
+            foreignContent.append(entry)
+        }
+    }
+
     func startElement(_ element: SAXElement) throws {
         depth += 1
+        if depth == 1 {
+            inMember = element.isNamed("member", namespace: "http://www.opengis.net/om/1.0")
+            if inMember { memberCount += 1 }
+        } else if depth == 2, inMember, !element.isNamed("Observation", namespace: "http://www.opengis.net/om/1.0") {
+            noteForeignContent(element)
+        } else if let resultDepth, depth == resultDepth + 1, !Self.isSWEStream(element) {
+            noteForeignContent(element, prefix: "om:result holding ")
+        }
         if element.isNamed("Observation", namespace: "http://www.opengis.net/om/1.0") {
             observationDepth = depth
             observationName = nil
@@ -96,6 +131,9 @@ final class SOSObservationHandler: SAXEventHandler {
             guard fieldStack.count < 64 else { throw session.error(.limitExceeded, "SOS fields nested too deeply") }
             fieldStack.append(SOSFieldBuilder(depth: depth, name: element.attribute("name")))
             return
+        }
+        if let resultDepth, depth == resultDepth + 1, Self.isSWEStream(element) {
+            sweResultCount += 1
         }
         if SAXName.equals(element.localName, "DataStream") || SAXName.equals(element.localName, "DataArray")
             || SAXName.equals(element.localName, "DataRecord")
@@ -185,7 +223,22 @@ final class SOSObservationHandler: SAXEventHandler {
         }
     }
 
-    func endDocument() throws {}
+    func endDocument() throws {
+        guard sweResultCount == 0 else { return }
+        let members =
+            switch memberCount {
+            case 0: "it has no om:member"
+            case 1: "its one om:member holds no"
+            default: "none of its \(memberCount) om:member elements holds an"
+            }
+        var message =
+            "root element {http://www.opengis.net/om/1.0}ObservationCollection is an O&M collection but not an IOOS SOS response: "
+            + members + (memberCount == 0 ? "" : " om:Observation whose om:result is a swe:DataStream or swe:DataArray")
+        if !foreignContent.isEmpty {
+            message += " (found \(foreignContent.joined(separator: ", ")))"
+        }
+        throw BuoyXMLError(code: .unsupportedFormat, file: session.path, message: message)
+    }
 
     private func startCapture(_ kind: Capture) {
         capture = kind
@@ -289,6 +342,7 @@ final class SOSObservationHandler: SAXEventHandler {
             latitude: latitude,
             longitude: longitude,
             limits: limits,
+            valuesPosition: session.position,
             tooLong: { [unowned session] in session.error(.limitExceeded, "an SOS token is longer than \(limit) bytes") }
         )
         startCapture(.values)

@@ -49,6 +49,12 @@ final class SOSValuesTable {
     /// The start of a token that began in an earlier piece of text.
     private let pending: ByteBuffer
     private let lastStationToken: ByteBuffer
+    /// The time token of the current row, as written, for the example of a skipped row.
+    private let timeToken: ByteBuffer
+    /// Where the `swe:values` start tag is, for the examples of skipped rows.
+    private let valuesPosition: (line: Int, column: Int)?
+    /// Rows that are not blank, read so far.
+    private var rowNumber = 0
     private let tooLong: () -> any Error
     private var state: RowState
 
@@ -61,6 +67,7 @@ final class SOSValuesTable {
         latitude: Double?,
         longitude: Double?,
         limits: BuoyXMLLimits,
+        valuesPosition: (line: Int, column: Int)?,
         tooLong: @escaping () -> any Error
     ) {
         self.columns = columns
@@ -75,6 +82,8 @@ final class SOSValuesTable {
         self.longitude = longitude
         self.pending = ByteBuffer(initialCapacity: 64, limit: limits.maximumTextBytes)
         self.lastStationToken = ByteBuffer(initialCapacity: 64, limit: limits.maximumTextBytes)
+        self.timeToken = ByteBuffer(initialCapacity: 32, limit: limits.maximumTextBytes)
+        self.valuesPosition = valuesPosition
         self.tooLong = tooLong
         self.state = RowState(ignoredCounts: Array(repeating: 0, count: ignoredNames.count))
     }
@@ -158,6 +167,7 @@ final class SOSValuesTable {
         guard state.columnIndex < columns.count else { return }
         switch columns[state.columnIndex] {
         case .time:
+            guard timeToken.assign(value) else { throw tooLong() }
             if let time = UTCTimestamp.parseISO8601(value) {
                 state.time = time
             } else {
@@ -196,20 +206,25 @@ final class SOSValuesTable {
             state.time = nil
             state.timeUnreadable = false
             state.station = nil
+            timeToken.removeAll()
         }
         // A blank line, or the white space after the last block separator.
         guard state.hasContent else { return }
+        rowNumber += 1
+        sink.countRecord()
         guard state.columnIndex == columns.count else {
-            sink.rejectRecord(BuoyRejection.rowWithWrongTokenCount)
+            sink.rejectRecord(BuoyRejection.rowWithWrongTokenCount, example: rowExample)
             return
         }
         guard state.hasSurfValue else { return }
         guard let time = state.time else {
-            sink.rejectRecord(state.timeUnreadable ? BuoyRejection.recordWithUnreadableTime : BuoyRejection.recordWithoutTime)
+            sink.rejectRecord(
+                state.timeUnreadable ? BuoyRejection.recordWithUnreadableTime : BuoyRejection.recordWithoutTime,
+                example: rowExample)
             return
         }
         guard let station = state.station ?? constantStation else {
-            sink.rejectRecord(BuoyRejection.recordWithoutStation)
+            sink.rejectRecord(BuoyRejection.recordWithoutStation, example: rowExample)
             return
         }
         state.row.stationID = station
@@ -219,6 +234,17 @@ final class SOSValuesTable {
         try sink.deliver(state.row) {
             BuoyStationRecord(stationID: station, latitude: latitude, longitude: longitude)
         }
+    }
+}
+
+extension SOSValuesTable {
+    /// The current row's time token, as written, with the row number; `nil` for a row
+    /// without one.
+    private func rowExample() -> BuoyDocumentText? {
+        guard !timeToken.isEmpty else { return nil }
+        return BuoyDocumentText(
+            text: String(decoding: timeToken.bytes, as: UTF8.self),
+            line: valuesPosition?.line, column: valuesPosition?.column, row: rowNumber)
     }
 }
 

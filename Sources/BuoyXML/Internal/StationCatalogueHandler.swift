@@ -5,10 +5,12 @@
 /// `id`, `name`, `lat`, `lon`, `owner` and `type` make the ``BuoyStationRecord`` (an empty
 /// attribute is `nil`); every other attribute counts as an ignored value under its name.
 final class StationCatalogueHandler: SAXEventHandler {
+    private unowned let session: SAXSession
     private let sink: ObservationSink
     private var depth = 0
 
-    init(sink: ObservationSink) {
+    init(session: SAXSession, sink: ObservationSink) {
+        self.session = session
         self.sink = sink
     }
 
@@ -16,6 +18,7 @@ final class StationCatalogueHandler: SAXEventHandler {
         depth += 1
         // The root was consumed by the router; stations are its children.
         guard depth == 1, element.isNamed("station") else { return }
+        sink.countRecord()
         var record = BuoyStationRecord(stationID: "")
         var hasID = false
         element.forEachAttribute { name, value in
@@ -39,7 +42,11 @@ final class StationCatalogueHandler: SAXEventHandler {
             }
         }
         guard hasID else {
-            sink.rejectRecord(BuoyRejection.stationWithoutID)
+            sink.rejectRecord(BuoyRejection.stationWithoutID) {
+                let position = session.position
+                let tag = record.name.map { "<station name=\"\($0)\">" } ?? "<station>"
+                return BuoyDocumentText(text: tag, line: position?.line, column: position?.column)
+            }
             return
         }
         try sink.deliver(record)

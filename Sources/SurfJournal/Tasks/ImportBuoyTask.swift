@@ -12,6 +12,13 @@ import Logging
 /// fails the job with its line and column before anything of it is saved. The import then saves
 /// in chunks to keep memory flat; a job interrupted after some chunks (shutdown, I/O error)
 /// leaves those chunks in place, and its re-run upserts the rest without duplicating anything.
+///
+/// Nothing done is not success: a document of another format fails the job, naming its root
+/// element and namespace, and so does a document that yields no observation or station (no
+/// item or row with a readable time, only properties the model does not hold), with what it
+/// was found to hold. Neither is retried, and neither stores anything (the reader refuses
+/// them before or without delivering a record). A document that yields some records and skips
+/// others succeeds, and its result says how many were skipped, why, and the first of each.
 public final class ImportBuoyTask: JobTask, @unchecked Sendable {
     // @unchecked Sendable: only immutable state beyond JobTask's own (see JobTask).
 
@@ -31,16 +38,13 @@ public final class ImportBuoyTask: JobTask, @unchecked Sendable {
 
     public override func run(in context: ManagedObjectContext) throws -> JobOutcome {
         let reader = BuoyXMLReader()
-        let validation: BuoyXMLValidation
         do {
-            validation = try reader.validate(contentsOf: input)
+            // Well-formedness first, so that nothing of a malformed document is saved. A document
+            // of an unknown format passes here; the read refuses it at its root element, naming
+            // it, before delivering anything.
+            _ = try reader.validate(contentsOf: input)
         } catch let error as BuoyXMLError {
             throw JobError(.jobFailed, error.description, isRetryable: error.code == .unreadableFile, underlying: error)
-        }
-        guard validation.format != nil else {
-            throw JobError(
-                .jobFailed, "\(input.path): not a buoy document Lineup knows (NDBC RSS, SOS or station catalogue)",
-                isRetryable: false)
         }
         // The number of records is known only at the end (SOS rows are text inside one element):
         // progress counts records with an unknown total until then.
@@ -67,12 +71,18 @@ public final class ImportBuoyTask: JobTask, @unchecked Sendable {
         if !summary.rejectedValues.isEmpty {
             details["rejectedValues"] = .object(summary.rejectedValues.mapValues { .integer($0) })
         }
+        var outcomeSummary =
+            "\(input.lastPathComponent) (\(summary.format.rawValue)): \(counts.observationsInserted) observations inserted, \(counts.observationsUpdated) updated, \(counts.stationsInserted) stations inserted, \(summary.ignoredValueCount) values ignored, \(summary.rejectedValueCount) rejected"
         if !summary.rejectedRecords.isEmpty {
             details["rejectedRecords"] = .object(summary.rejectedRecords.mapValues { .integer($0) })
+            details["rejectedRecordExamples"] = .object(summary.rejectedRecordExamples.mapValues { .string($0.description) })
+        }
+        if let skipped = summary.skippedRecordsDescription {
+            outcomeSummary += "; \(skipped)"
+            logger.info("records skipped", metadata: ["job": "\(jobID)", "input": "\(input.path)", "skipped": "\(skipped)"])
         }
         return JobOutcome(
-            summary:
-                "\(input.lastPathComponent) (\(summary.format.rawValue)): \(counts.observationsInserted) observations inserted, \(counts.observationsUpdated) updated, \(counts.stationsInserted) stations inserted, \(summary.ignoredValueCount) values ignored, \(summary.rejectedValueCount) rejected",
+            summary: outcomeSummary,
             counts: [
                 "observationsInserted": counts.observationsInserted,
                 "observationsUpdated": counts.observationsUpdated,
@@ -82,6 +92,7 @@ public final class ImportBuoyTask: JobTask, @unchecked Sendable {
                 "stationsUnchanged": counts.stationsUnchanged,
                 "ignoredValues": summary.ignoredValueCount,
                 "rejectedValues": summary.rejectedValueCount,
+                "rejectedRecords": summary.rejectedRecordCount,
             ],
             details: details)
     }
