@@ -16,6 +16,9 @@ public struct JobFailureReport: Sendable, Hashable, Codable {
     public var interruptions: Int
     /// Whether running it again could succeed (an I/O error) or not (bad input).
     public var retryable: Bool
+    /// Row changes that its failed attempts had saved in chunks before failing: kept, and
+    /// possibly on disk (a re-run upserts them). 0 when none.
+    public var keptRowChanges: Int = 0
     /// When the last attempt started, if one started.
     public var startedAt: Date?
     /// When the job was given up.
@@ -58,6 +61,9 @@ public struct JobFailureReport: Sendable, Hashable, Codable {
             CodingKeys.retryable.rawValue: .bool(retryable),
             CodingKeys.finishedAt.rawValue: .string(ReportCoding.string(from: finishedAt)),
         ]
+        if keptRowChanges > 0 {
+            fields[CodingKeys.keptRowChanges.rawValue] = .integer(keptRowChanges)
+        }
         if let id {
             fields[CodingKeys.id.rawValue] = .string(id)
         }
@@ -76,7 +82,7 @@ public struct JobFailureReport: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, id, kind, reason, attempts, interruptions, retryable, startedAt, finishedAt
+        case name, id, kind, reason, attempts, interruptions, retryable, keptRowChanges, startedAt, finishedAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -88,6 +94,7 @@ public struct JobFailureReport: Sendable, Hashable, Codable {
         attempts = try container.decode(Int.self, forKey: .attempts)
         interruptions = try container.decodeIfPresent(Int.self, forKey: .interruptions) ?? 0
         retryable = try container.decode(Bool.self, forKey: .retryable)
+        keptRowChanges = try container.decodeIfPresent(Int.self, forKey: .keptRowChanges) ?? 0
         startedAt = try container.decodeReportDateIfPresent(forKey: .startedAt)
         finishedAt = try container.decodeReportDate(forKey: .finishedAt)
     }

@@ -90,4 +90,35 @@ import Testing
         #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 1))
         try await harness.stop(run)
     }
+
+    /// A job that saved chunks into the main context and then failed for good: its report says
+    /// how many row changes were kept (they reach the disk with the next flush, as the README
+    /// says, and a re-run upserts them); the chunk it had not saved is gone.
+    @Test func failedJobReportsTheRowsItsSavedChunksKept() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "save-then-fail", "count": 3])
+        let report = try await events.failed(entry.name)
+        #expect(report.keptRowChanges == 3)
+        #expect(
+            report.reason
+                == "\(entry.fileName): job failed: the second chunk is unreadable (before failing, its attempts had saved 3 row change(s) in chunks; they are kept and may be on disk, and a re-run of the job upserts them)"
+        )
+        #expect(try harness.failureReport(entry).keptRowChanges == 3)
+        try await harness.daemon.flush()
+        #expect(try harness.rowsOnDisk() == 3)
+        try await harness.stop(run)
+    }
+
+    @Test func failedJobThatSavedNothingReportsNoKeptRows() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "fail-n-times", "failures": 1, "retryable": false])
+        let report = try await events.failed(entry.name)
+        #expect(report.keptRowChanges == 0)
+        #expect(!report.reason.contains("kept"))
+        try await harness.stop(run)
+    }
 }

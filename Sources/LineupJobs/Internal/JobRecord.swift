@@ -36,6 +36,9 @@ final class JobRecord {
     var dependentCount = 0
     /// When the last attempt's task began running (known once it completed).
     var startedAt: Date?
+    /// Row changes that failed attempts had saved into the main context (see
+    /// ``JobTask/keptRowChanges``), summed over the attempts of this claim.
+    var keptRowChanges = 0
 
     init(claimed: ClaimedJob, file: JobFile?, policy: RetryPolicy) {
         self.claimed = claimed

@@ -42,6 +42,7 @@ extension JobRunner {
         case .cancelled:
             release(record)
         case let .failed(error):
+            record.keptRowChanges += task.keptRowChanges
             handleFailure(record, error)
         }
         resumeWaiters()
@@ -88,11 +89,16 @@ extension JobRunner {
     /// Writes the error report and moves the job to `failed/`.
     func failPermanently(_ record: JobRecord, _ error: any Error) {
         assertOnCoordinator()
-        let reason = describe(error, of: record)
-        let report = JobFailureReport(
+        var reason = describe(error, of: record)
+        if record.keptRowChanges > 0 {
+            reason += " (before failing, its attempts had saved \(record.keptRowChanges) row change(s) in chunks; "
+                + "they are kept and may be on disk, and a re-run of the job upserts them)"
+        }
+        var report = JobFailureReport(
             name: record.name, id: record.file?.id, kind: record.file?.kind, reason: reason, attempts: record.attempt,
             interruptions: record.claimed.interruptions, retryable: ErrorClassification.isRetryable(error),
             startedAt: record.startedAt, finishedAt: Date())
+        report.keptRowChanges = record.keptRowChanges
         do {
             try spool.fail(record.claimed, report: report)
         } catch {

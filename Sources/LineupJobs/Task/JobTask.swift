@@ -64,6 +64,7 @@ open class JobTask: Operation, @unchecked Sendable {
         var onStart: (@Sendable (JobTask) -> Void)?
         var onFinish: (@Sendable (JobTask) -> Void)?
         var lastLoggedDecile = -1
+        var keptRowChanges = 0
     }
 
     private let state = Mutex(State())
@@ -100,6 +101,15 @@ open class JobTask: Operation, @unchecked Sendable {
     /// When `main()` began; nil if the task never ran.
     public var startedAt: Date? {
         state.withLock { $0.startedAt }
+    }
+
+    /// For an attempt that failed: how many row changes its earlier saves (chunks saved with
+    /// `context.save()` inside ``run(in:)``) had pushed into the main context before it failed.
+    /// A failed attempt discards what it had not saved, but those chunks stay, and a flush may
+    /// write them to disk; a re-run upserts them. 0 for an attempt that saved nothing, or that
+    /// succeeded.
+    public var keptRowChanges: Int {
+        state.withLock { $0.keptRowChanges }
     }
 
     /// When the task finished running; nil if it never ran.
@@ -184,10 +194,12 @@ open class JobTask: Operation, @unchecked Sendable {
             }
             return .succeeded(outcome)
         } catch {
-            context.performAndWait {
+            let kept = context.performAndWait { () -> Int in
                 context.rollback()
                 context.reset()
+                return context.savedRowChangeCount
             }
+            state.withLock { $0.keptRowChanges = kept }
             if isCancelled {
                 return .cancelled
             }

@@ -44,6 +44,7 @@ extension ManagedObjectContext {
             }
         }
         adoptSaved(exceptions)
+        savedRowChangeCount += changes.count
         postDidSave(ContextDidSave(changes: changes, exceptions: exceptions))
     }
 

@@ -65,6 +65,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var insertedInOrder: [ManagedObject] = []
     /// Changes received from child saves for rows that have no object here (yet).
     var childChanges = ChangeSet()
+    /// How many row changes (inserts, updates, deletes) this context's saves have pushed to its
+    /// parent so far. Read it on the context's queue. A job runner reports it when a job that
+    /// saved in chunks fails: those chunks are in the parent, and may reach the disk.
+    public internal(set) var savedRowChangeCount = 0
     /// Primary keys handed out to this context's inserts.
     var reservedKeys: Range<Int64> = 0..<0
     var performDepth = 0

@@ -105,6 +105,34 @@ final class StubbornTask: JobTask, @unchecked Sendable {
     }
 }
 
+/// Saves a chunk of `count` rows into the main context, as a chunked import does, then fails
+/// for good before its last chunk.
+final class SaveThenFailTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        let count: Int
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "the second chunk is unreadable" }
+    }
+
+    let parameters: Parameters
+
+    init(request: JobRequest, parameters: Parameters) {
+        self.parameters = parameters
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        for number in 0..<parameters.count {
+            TestRow(context: context).label = "chunk one, row \(number)"
+        }
+        try context.save()
+        TestRow(context: context).label = "chunk two"
+        throw JobError(.jobFailed, "\(Failure())", isRetryable: false)
+    }
+}
+
 /// Counts the rows on disk (SQL, saved data only) and as the job's context sees them.
 final class CountRowsTask: JobTask, @unchecked Sendable {
     override func run(in context: ManagedObjectContext) throws -> JobOutcome {
@@ -178,6 +206,9 @@ func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegist
     }
     registry.register("stubborn") { request in
         StubbornTask(request: request, latch: latch, running: running)
+    }
+    registry.register("save-then-fail", parameters: SaveThenFailTask.Parameters.self) { request, parameters in
+        SaveThenFailTask(request: request, parameters: parameters)
     }
     registry.register("count-rows") { request in
         CountRowsTask(request: request)
