@@ -15,7 +15,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case malformedJobFile, unknownKind, invalidParameters, pathOutsideAllowedDirectory,
-                inputNotFound, dependencyFailed, dependencyCycle, unknownDependency, cancelled, jobFailed
+                inputNotFound, outputUnavailable, dependencyFailed, dependencyCycle, unknownDependency, cancelled, jobFailed
         }
 
         private let value: Value
@@ -32,6 +32,9 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         public static let pathOutsideAllowedDirectory = Code(.pathOutsideAllowedDirectory)
         /// An input file the job names does not exist. Not retryable.
         public static let inputNotFound = Code(.inputNotFound)
+        /// The directory an output of the job is to be written in does not exist or cannot be
+        /// used. Not retryable.
+        public static let outputUnavailable = Code(.outputUnavailable)
         /// A job named in `after` failed, so this one cannot run. Not retryable.
         public static let dependencyFailed = Code(.dependencyFailed)
         /// The `after` lists form a cycle (a job waits, directly or not, for itself). Not
@@ -61,6 +64,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
             case .invalidParameters: "invalid parameters"
             case .pathOutsideAllowedDirectory: "path outside allowed directory"
             case .inputNotFound: "input not found"
+            case .outputUnavailable: "output unavailable"
             case .dependencyFailed: "dependency failed"
             case .dependencyCycle: "dependency cycle"
             case .unknownDependency: "unknown dependency"

@@ -269,6 +269,14 @@ public final class JobDaemon: Service, Sendable {
         } catch {
             throw DaemonError(.spoolUnavailable, path: configuration.spoolURL.path, "cannot open the spool", underlying: error)
         }
+        do {
+            // As `lineup run` does: a fresh deployment's first export must not fail for want of it.
+            try FileManager.default.createDirectory(at: configuration.outputDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw DaemonError(
+                .invalidConfiguration, path: configuration.outputDirectory.path, "cannot create the output directory",
+                underlying: error)
+        }
         // Before anything is read: a second daemon must not recover the first one's active/
         // jobs, nor hand out primary keys beside it.
         let ownership = [

@@ -98,18 +98,21 @@ public struct JobRequest: Sendable {
         do {
             return try paths.resolveOutput(path)
         } catch {
-            throw jobError(from: error)
+            throw jobError(from: error, missing: .outputUnavailable)
         }
     }
 
     /// A spool error as a job error that names the job file.
-    public func jobError(from error: SpoolError) -> JobError {
+    ///
+    /// - Parameter missing: the code for a file or directory that is not there
+    ///   (``JobError/Code/inputNotFound`` for what a job reads).
+    public func jobError(from error: SpoolError, missing: JobError.Code = .inputNotFound) -> JobError {
         let code: JobError.Code
         var retryable: Bool? = nil
         switch error.code {
         case .malformedJobFile: code = .malformedJobFile
         case .pathOutsideAllowedDirectory: code = .pathOutsideAllowedDirectory
-        case .notFound: code = .inputNotFound
+        case .notFound: code = missing
         case .io:
             code = .jobFailed
             retryable = true

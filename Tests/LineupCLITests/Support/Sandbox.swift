@@ -40,22 +40,26 @@ final class Sandbox: @unchecked Sendable {
 
     // MARK: - Child processes
 
-    /// Starts a binary in the sandbox's root; it is killed at the end of the test if it still
-    /// runs.
-    func launch(_ executable: URL, _ arguments: [String], logName: String? = nil) throws -> ChildProcess {
+    /// Starts a binary in the sandbox's root (or in `directory`); it is killed at the end of the
+    /// test if it still runs.
+    func launch(_ executable: URL, _ arguments: [String], in directory: URL? = nil, logName: String? = nil) throws
+        -> ChildProcess
+    {
         let name = lock.withLock {
             launches += 1
             return logName ?? "\(executable.lastPathComponent)-\(launches)"
         }
         let child = try ChildProcess(
-            name: name, executable: executable, arguments: arguments, directory: root, logDirectory: logs)
+            name: name, executable: executable, arguments: arguments, directory: directory ?? root, logDirectory: logs)
         lock.withLock { children.append(child) }
         return child
     }
 
     /// Runs a binary with `arguments` to the end and returns its exit status and output.
-    func run(_ executable: URL, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> CommandResult {
-        let child = try launch(executable, arguments)
+    func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, timeout: Duration = .seconds(60)
+    ) async throws -> CommandResult {
+        let child = try launch(executable, arguments, in: directory)
         let termination = try await child.waitForExit(timeout: timeout)
         return CommandResult(termination: termination, standardOutput: child.standardOutput, standardError: child.standardError)
     }
