@@ -15,11 +15,11 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var output: String?
     @Option(help: "A JSON configuration file (keys: store, spool, input, output, concurrency, flushInterval, gracePeriod, logLevel, ...).")
     var config: String?
-    @Option(help: "Jobs run at once (default: the number of cores).")
+    @Option(help: "Jobs run at once, 1 to 1024 (default: the number of cores).")
     var concurrency: Int?
-    @Option(help: "Seconds between flushes (default 5).")
+    @Option(help: "Seconds between flushes, more than 0 and at most a year (default 5).")
     var flushInterval: Double?
-    @Option(help: "Seconds running jobs get to finish at shutdown (default 20).")
+    @Option(help: "Seconds running jobs get to finish at shutdown, 0 to a year (default 20).")
     var gracePeriod: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
     var logLevel: String?
@@ -40,8 +40,12 @@ struct DaemonOptions: ParsableArguments, Sendable {
         if let input { configuration.inputDirectory = URL(fileURLWithPath: input, relativeTo: here).standardizedFileURL }
         if let output { configuration.outputDirectory = URL(fileURLWithPath: output, relativeTo: here).standardizedFileURL }
         if let concurrency { configuration.maxConcurrentJobs = concurrency }
-        if let flushInterval { configuration.flushInterval = .milliseconds(Int(flushInterval * 1000)) }
-        if let gracePeriod { configuration.gracePeriod = .milliseconds(Int(gracePeriod * 1000)) }
+        if let flushInterval {
+            configuration.flushInterval = try DaemonConfiguration.duration(seconds: flushInterval, of: "--flush-interval")
+        }
+        if let gracePeriod {
+            configuration.gracePeriod = try DaemonConfiguration.duration(seconds: gracePeriod, of: "--grace-period")
+        }
         if let logLevel {
             guard let level = Logger.Level(rawValue: logLevel) else {
                 throw ValidationError("unknown log level \(logLevel)")

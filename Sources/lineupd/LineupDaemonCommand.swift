@@ -18,6 +18,11 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             SIGUSR1 flushes now; SIGHUP re-reads the configuration file; SIGTERM and SIGINT stop \
             claiming, let running jobs finish within the grace period, return the rest to new/, \
             flush, checkpoint the WAL and exit 0.
+
+            Exit statuses (sysexits.h): 0 stopped as asked; 64 an invalid option or configuration \
+            file (EX_USAGE); 70 jobs ignored cancellation at shutdown and were left in active/ \
+            (EX_SOFTWARE); 74 the store or spool cannot be used, or flushes kept failing \
+            (EX_IOERR); 75 another process owns the spool or the store (EX_TEMPFAIL).
             """)
 
     @OptionGroup var options: DaemonOptions
@@ -40,6 +45,21 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         let daemon = JobDaemon(
             configuration: configuration, registry: SurfJournalJobs.registry, model: SurfJournalModel.model,
             logger: logger, hooks: JobDaemon.Hooks(reloadConfiguration: { try options.makeConfiguration() }))
-        try await daemon.runWithSignalHandling()
+        do {
+            try await daemon.runWithSignalHandling()
+        } catch let error as DaemonError {
+            logger.critical("lineupd stopped: \(error)")
+            throw ExitCode(Self.exitStatus(for: error))
+        }
+    }
+
+    /// The `sysexits.h` status that tells a supervisor what kind of failure stopped the daemon.
+    static func exitStatus(for error: DaemonError) -> Int32 {
+        switch error.code {
+        case .invalidConfiguration: 64  // EX_USAGE
+        case .jobsDidNotStop: 70  // EX_SOFTWARE
+        case .alreadyOwned: 75  // EX_TEMPFAIL
+        default: 74  // EX_IOERR: the spool, the store, flushes
+        }
     }
 }

@@ -104,6 +104,75 @@ import Testing
         defer { harness.removeFiles() }
         let error = await #expect(throws: DaemonError.self) { try await harness.daemon.run() }
         #expect(error?.code == .invalidConfiguration)
-        #expect(error?.message == "concurrency must be at least 1")
+        #expect(error?.message == "`concurrency` must be from 1 to 1024; found 0")
+    }
+}
+
+/// Every key of the configuration file and every range: a clear message naming the file and the
+/// key, never a trap.
+@Suite struct ConfigurationValueTests {
+    let directory = FileManager.default.temporaryDirectory.appending(path: "lineup-config-tests-\(UUID().uuidString)")
+
+    func load(_ text: String) throws -> DaemonConfiguration {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appending(path: "lineupd.json")
+        try Data(text.utf8).write(to: url)
+        var configuration = try DaemonConfigurationFile.load(
+            url,
+            over: DaemonConfiguration(
+                storeURL: directory.appending(path: "s.sqlite"), spoolURL: directory.appending(path: "spool"),
+                inputDirectory: directory, outputDirectory: directory))
+        configuration.configurationFile = url
+        try configuration.validate()
+        return configuration
+    }
+
+    @Test(arguments: [
+        (#"{"flushIntervall": 5}"#, "unknown key `flushIntervall`"),
+        (#"{"concurrency": "2"}"#, "`concurrency` must be a whole number"),
+        (#"{"concurrency": 2.5}"#, "`concurrency` must be a whole number; found a fraction"),
+        (#"{"concurrency": 1e300}"#, "`concurrency` must be a whole number; found the number"),
+        (#"{"inotify": 1}"#, "`inotify` must be true or false"),
+        (#"{"spool": 7}"#, "`spool` must be a string"),
+        (#"{"flushInterval": null}"#, "`flushInterval` must be a number (of seconds); found null"),
+        (#"{"flushInterval": true}"#, "`flushInterval` must be a number (of seconds); found true or false"),
+        (#"{"flushInterval": 1e300}"#, "`flushInterval` must be a number of seconds, 0 or more, and at most 31536000"),
+        (#"{"flushInterval": -0.5}"#, "`flushInterval` must be a number of seconds, 0 or more"),
+        (#"{"flushInterval": 0}"#, "`flushInterval` must be more than 0 s"),
+        (#"{"rescanInterval": 0}"#, "`rescanInterval` must be more than 0 s"),
+        (#"{"statusInterval": 0}"#, "`statusInterval` must be more than 0 s"),
+        (#"{"flushFailureTimeout": 0}"#, "`flushFailureTimeout` must be more than 0 s"),
+        (#"{"gracePeriod": 40000000}"#, "`gracePeriod` must be a number of seconds"),
+        (#"{"maxDelay": -1}"#, "`maxDelay` must be a number of seconds"),
+        (#"{"concurrency": 0}"#, "`concurrency` must be from 1 to 1024; found 0"),
+        (#"{"concurrency": -3}"#, "`concurrency` must be from 1 to 1024; found -3"),
+        (#"{"concurrency": 5000}"#, "`concurrency` must be from 1 to 1024; found 5000"),
+        (#"{"claimWindow": 0}"#, "`claimWindow` must be from 1"),
+        (#"{"maxAttempts": 100000}"#, "`maxAttempts` must be from 1 to 1000"),
+        (#"{"poisonThreshold": 0}"#, "`poisonThreshold` must be from 1 to 1000"),
+        (#"{"flushBacklogLimit": 0}"#, "`flushBacklogLimit` must be from 1"),
+        (#"{"logLevel": 3}"#, "`logLevel`"),
+        (#"[1, 2]"#, "it must be a JSON object"),
+    ])
+    func badValueIsRefusedNamingTheFileAndTheKey(text: String, message: String) throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let error = try #require(throws: DaemonError.self) { try load(text) }
+        #expect(error.code == .invalidConfiguration)
+        #expect(error.path == directory.appending(path: "lineupd.json").path)
+        #expect(error.message.contains(message), "\(error.message)")
+    }
+
+    @Test func largestValuesAreAccepted() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = try load(
+            #"{"flushInterval": 31536000, "gracePeriod": 0, "concurrency": 1024, "maxAttempts": 1000, "flushBacklogLimit": 10000000}"#)
+        #expect(configuration.flushInterval == .seconds(31_536_000))
+        #expect(configuration.maxConcurrentJobs == 1024)
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity, -1, 31_536_001, 1e300])
+    func aDurationThatWouldNotConvertIsRefused(seconds: Double) {
+        let error = #expect(throws: DaemonError.self) { try DaemonConfiguration.duration(seconds: seconds, of: "--flush-interval") }
+        #expect(error?.message.hasPrefix("`--flush-interval` must be a number of seconds") == true)
     }
 }

@@ -120,24 +120,67 @@ public struct DaemonConfiguration: Sendable, Hashable {
         return copy
     }
 
-    /// Checks the values that have no meaningful default behaviour when out of range.
+    /// The longest any duration setting may be: a year. Longer is a typo (or `inf`), and
+    /// clocks and dispatch times overflow not far beyond.
+    public static let maximumSeconds: Double = 31_536_000
+
+    /// A setting given in seconds (a command-line option, a key of the configuration file) as a
+    /// `Duration`. This is where a number from outside becomes a duration, so it refuses
+    /// anything that would not convert: NaN, infinities, negative numbers, more than
+    /// ``maximumSeconds``. Whether zero makes sense is ``validate()``'s to say.
+    ///
+    /// - Throws: ``DaemonError`` ``DaemonError/Code/invalidConfiguration`` naming the setting.
+    public static func duration(seconds: Double, of setting: String, in file: URL? = nil) throws(DaemonError) -> Duration {
+        guard seconds.isFinite, seconds >= 0, seconds <= maximumSeconds else {
+            throw DaemonError(
+                .invalidConfiguration, path: file?.path,
+                "`\(setting)` must be a number of seconds, 0 or more, and at most \(Int(maximumSeconds)) (a year); found \(seconds)")
+        }
+        return .nanoseconds(Int64((seconds * 1e9).rounded()))
+    }
+
+    /// Checks every setting against its range; out of range, none has a meaningful behaviour.
+    ///
+    /// | setting | range |
+    /// |---|---|
+    /// | `concurrency` | 1…1,024 |
+    /// | `claimWindow` | 1…1,000,000 |
+    /// | `maxAttempts`, `poisonThreshold` | 1…1,000 |
+    /// | `flushBacklogLimit` | 1…10,000,000 |
+    /// | `flushInterval`, `rescanInterval`, `statusInterval`, `flushFailureTimeout` | more than 0 s, at most a year |
+    /// | `gracePeriod`, `cancellationTimeout`, `dependencyWaitTimeout`, `baseDelay`, `maxDelay` | 0 s to a year |
     ///
     /// - Throws: ``DaemonError`` ``DaemonError/Code/invalidConfiguration`` naming the setting.
     public func validate() throws(DaemonError) {
         func invalid(_ message: String) -> DaemonError {
             DaemonError(.invalidConfiguration, path: configurationFile?.path, message)
         }
-        guard maxConcurrentJobs >= 1 else { throw invalid("concurrency must be at least 1") }
-        guard flushInterval > .zero else { throw invalid("flushInterval must be positive") }
-        guard rescanInterval > .zero else { throw invalid("rescanInterval must be positive") }
-        guard statusInterval > .zero else { throw invalid("statusInterval must be positive") }
-        guard gracePeriod >= .zero, cancellationTimeout >= .zero, dependencyWaitTimeout >= .zero else {
-            throw invalid("gracePeriod, cancellationTimeout and dependencyWaitTimeout must not be negative")
+        let counts: [(String, Int?, ClosedRange<Int>)] = [
+            ("concurrency", maxConcurrentJobs, 1...1_024), ("claimWindow", claimWindow, 1...1_000_000),
+            ("maxAttempts", retry.maxAttempts, 1...1_000), ("poisonThreshold", maxInterruptions, 1...1_000),
+            ("flushBacklogLimit", flushBacklogLimit, 1...10_000_000),
+        ]
+        for (name, value, range) in counts {
+            if let value, !range.contains(value) {
+                throw invalid("`\(name)` must be from \(range.lowerBound) to \(range.upperBound); found \(value)")
+            }
         }
-        guard maxInterruptions >= 1 else { throw invalid("poisonThreshold must be at least 1") }
-        if let claimWindow, claimWindow < 1 { throw invalid("claimWindow must be at least 1") }
-        guard flushBacklogLimit >= 1 else { throw invalid("flushBacklogLimit must be at least 1") }
-        guard flushFailureTimeout > .zero else { throw invalid("flushFailureTimeout must be positive") }
+        let maximum = Duration.nanoseconds(Int64(Self.maximumSeconds * 1e9))
+        let durations: [(String, Duration, zeroAllowed: Bool)] = [
+            ("flushInterval", flushInterval, false), ("rescanInterval", rescanInterval, false),
+            ("statusInterval", statusInterval, false), ("flushFailureTimeout", flushFailureTimeout, false),
+            ("gracePeriod", gracePeriod, true), ("cancellationTimeout", cancellationTimeout, true),
+            ("dependencyWaitTimeout", dependencyWaitTimeout, true), ("baseDelay", retry.baseDelay, true),
+            ("maxDelay", retry.maxDelay, true),
+        ]
+        for (name, duration, zeroAllowed) in durations {
+            let inRange = zeroAllowed ? duration >= .zero : duration > .zero
+            guard inRange, duration <= maximum else {
+                throw invalid(
+                    "`\(name)` must be \(zeroAllowed ? "0 s or more" : "more than 0 s") and at most \(Int(Self.maximumSeconds)) s (a year); "
+                        + "found \(Self.seconds(duration)) s")
+            }
+        }
     }
 
     /// One line for the start-up log.

@@ -39,33 +39,116 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
 
     /// Reads a configuration file.
     ///
-    /// - Throws: ``DaemonError`` ``DaemonError/Code/invalidConfiguration`` naming the file:
-    ///   unreadable, not JSON, a field of the wrong type, an unknown log level, a negative or
-    ///   non-finite duration.
+    /// - Throws: ``DaemonError`` ``DaemonError/Code/invalidConfiguration`` naming the file and
+    ///   the key: unreadable, not a JSON object, an unknown key (a misspelt one would otherwise
+    ///   be ignored in silence), a value of the wrong type, an unknown log level, a duration that
+    ///   is not a number of seconds from 0 to a year.
     public init(contentsOf url: URL) throws(DaemonError) {
+        func invalid(_ message: String) -> DaemonError {
+            DaemonError(.invalidConfiguration, path: url.path, message)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
             throw DaemonError(.invalidConfiguration, path: url.path, "cannot read the configuration file", underlying: error)
         }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw invalid("not a valid configuration file: it must be a JSON object")
+        }
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            guard let key = CodingKeys(rawValue: name) else {
+                let known = CodingKeys.allCases.map(\.rawValue).sorted().joined(separator: ", ")
+                throw invalid("not a valid configuration file: unknown key `\(name)` (known keys: \(known))")
+            }
+            // Checked here rather than left to JSONDecoder, which takes null for absent and on
+            // Linux calls a fraction where a whole number belongs "not valid JSON".
+            guard key.kind.accepts(value) else {
+                throw invalid("not a valid configuration file: `\(name)` must be \(key.kind); found \(Self.describe(json: value))")
+            }
+        }
         do {
             self = try JSONDecoder().decode(Self.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw invalid("not a valid configuration file: `\(key)`: \(context.debugDescription)")
         } catch {
-            throw DaemonError(.invalidConfiguration, path: url.path, "not a valid configuration file: \(error)")
+            throw invalid("not a valid configuration file: \(error)")
         }
-        for (name, seconds) in [
+        for (name, seconds) in durationsInSeconds {
+            if let seconds {
+                _ = try DaemonConfiguration.duration(seconds: seconds, of: name, in: url)
+            }
+        }
+        if let maxAttempts, maxAttempts < 1 {
+            throw invalid("`maxAttempts` must be at least 1")
+        }
+    }
+
+    private var durationsInSeconds: [(String, Double?)] {
+        [
             ("flushInterval", flushInterval), ("gracePeriod", gracePeriod), ("cancellationTimeout", cancellationTimeout),
             ("baseDelay", baseDelay), ("maxDelay", maxDelay), ("dependencyWaitTimeout", dependencyWaitTimeout),
             ("rescanInterval", rescanInterval), ("statusInterval", statusInterval),
             ("flushFailureTimeout", flushFailureTimeout),
-        ] {
-            if let seconds, !(seconds.isFinite && seconds >= 0 && seconds < 1e9) {
-                throw DaemonError(.invalidConfiguration, path: url.path, "`\(name)` must be a number of seconds, 0 or more")
+        ]
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case store, spool, input, output, concurrency, claimWindow, flushInterval, gracePeriod, cancellationTimeout,
+            flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
+            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel
+
+        var kind: ValueKind {
+            switch self {
+            case .store, .spool, .input, .output, .logLevel: .string
+            case .concurrency, .claimWindow, .flushBacklogLimit, .maxAttempts, .poisonThreshold: .wholeNumber
+            case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
+                .dependencyWaitTimeout, .rescanInterval, .statusInterval:
+                .seconds
+            case .inotify: .boolean
             }
         }
-        if let maxAttempts, maxAttempts < 1 {
-            throw DaemonError(.invalidConfiguration, path: url.path, "`maxAttempts` must be at least 1")
+    }
+
+    /// The JSON type a key takes.
+    private enum ValueKind: CustomStringConvertible {
+        case string, wholeNumber, seconds, boolean
+
+        func accepts(_ value: Any) -> Bool {
+            let number = value as? NSNumber
+            let isBoolean = number.map { String(cString: $0.objCType) == "c" } ?? false
+            switch self {
+            case .string: return value is String
+            case .boolean: return isBoolean
+            case .seconds: return number != nil && !isBoolean
+            case .wholeNumber:
+                guard let number, !isBoolean else { return false }
+                let double = number.doubleValue
+                return double.rounded() == double && abs(double) <= Double(Int32.max)
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .string: "a string"
+            case .wholeNumber: "a whole number"
+            case .seconds: "a number (of seconds)"
+            case .boolean: "true or false"
+            }
+        }
+    }
+
+    /// A JSON value's type, for messages (never the value itself).
+    private static func describe(json value: Any) -> String {
+        switch value {
+        case is NSNull: "null"
+        case is String: "a string"
+        case is [Any]: "an array"
+        case is [String: Any]: "an object"
+        case let number as NSNumber where String(cString: number.objCType) == "c": "true or false"
+        case let number as NSNumber: number.doubleValue.rounded() == number.doubleValue ? "the number \(number)" : "a fraction"
+        default: "a value of another type"
         }
     }
 
