@@ -176,3 +176,29 @@ import Testing
         #expect(error?.message.hasPrefix("`--flush-interval` must be a number of seconds") == true)
     }
 }
+
+@Suite struct ReloadDifferenceTests {
+    /// A plain SIGHUP used to warn that the spool "needs a restart": the spool's URL made at start,
+    /// before its directory existed, lacked the trailing slash that the same option gets once it does.
+    @Test func theSameLocationsBeforeAndAfterTheirDirectoriesExistNeedNoRestart() throws {
+        let root = FileManager.default.temporaryDirectory.appending(path: "lineup-reload-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        func configuration() -> DaemonConfiguration {
+            DaemonConfiguration(
+                storeURL: URL(fileURLWithPath: "s.sqlite", relativeTo: root).standardizedFileURL,
+                spoolURL: URL(fileURLWithPath: "spool", relativeTo: root).standardizedFileURL,
+                inputDirectory: root, outputDirectory: URL(fileURLWithPath: "output", relativeTo: root).standardizedFileURL)
+        }
+        let atStart = configuration()
+        for directory in ["spool", "output"] {
+            try FileManager.default.createDirectory(at: root.appending(path: directory), withIntermediateDirectories: true)
+        }
+        var atReload = configuration()
+        #expect(atStart.settingsNeedingRestart(toBecome: atReload) == [])
+        atReload.spoolURL = root.appending(path: "other-spool")
+        atReload.maxInterruptions = 9
+        atReload.flushInterval = .seconds(1)
+        #expect(atStart.settingsNeedingRestart(toBecome: atReload) == ["spool", "poisonThreshold"])
+    }
+}

@@ -120,6 +120,25 @@ public struct DaemonConfiguration: Sendable, Hashable {
         return copy
     }
 
+    /// The names of the settings that differ in `other` but change only with a restart (the
+    /// locations, the watcher, the spool's durability, the poison threshold).
+    public func settingsNeedingRestart(toBecome other: DaemonConfiguration) -> [String] {
+        // Paths, not URLs: `URL(fileURLWithPath:)` marks a directory that exists with a trailing
+        // slash, so the spool's URL read at start (before the directory was made) and at reload differ.
+        func differ(_ one: URL, _ other: URL) -> Bool { one.standardizedFileURL.path != other.standardizedFileURL.path }
+        var names: [String] = []
+        if differ(storeURL, other.storeURL) { names.append("store") }
+        if differ(spoolURL, other.spoolURL) { names.append("spool") }
+        if differ(inputDirectory, other.inputDirectory) { names.append("input") }
+        if differ(outputDirectory, other.outputDirectory) { names.append("output") }
+        if rescanInterval != other.rescanInterval { names.append("rescanInterval") }
+        if usesInotify != other.usesInotify { names.append("inotify") }
+        if statusInterval != other.statusInterval { names.append("statusInterval") }
+        if spoolDurability != other.spoolDurability { names.append("spoolDurability") }
+        if maxInterruptions != other.maxInterruptions { names.append("poisonThreshold") }
+        return names
+    }
+
     /// The longest any duration setting may be: a year. Longer is a typo (or `inf`), and
     /// clocks and dispatch times overflow not far beyond.
     public static let maximumSeconds: Double = 31_536_000

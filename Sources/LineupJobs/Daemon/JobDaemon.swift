@@ -451,15 +451,17 @@ public final class JobDaemon: Service, Sendable {
         try merged.validate()
         var requested = fresh
         requested.configurationFile = current.configurationFile
-        let needsRestart = requested.reloading(from: current) != current
+        let needsRestart = current.settingsNeedingRestart(toBecome: requested)
         let (logger, runner) = state.withLock { state in
             state.configuration = merged
             state.logger.logLevel = merged.logLevel
             return (state.logger, state.runner)
         }
         runner?.apply(RunnerSettings(merged, logger: logger))
-        if needsRestart {
-            logger.warning("reload: store, spool, directory and watcher settings need a restart; kept as they were")
+        if !needsRestart.isEmpty {
+            logger.warning(
+                "reload: these settings need a restart; kept as they were",
+                metadata: ["settings": "\(needsRestart.joined(separator: ","))"])
         }
         logger.info("configuration reloaded", metadata: ["configuration": "\(merged.summary)"])
         broadcaster.emit(.reloaded(merged))
