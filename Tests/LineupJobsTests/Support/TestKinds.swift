@@ -61,14 +61,17 @@ final class FailNTimesTask: JobTask, @unchecked Sendable {
 }
 
 /// Inserts a row, opens `running`, then waits for the test's latch, checking for
-/// cancellation in between.
+/// cancellation in between; or, when it `ignoresCancellation`, never checking: a job that a
+/// shutdown cannot stop.
 final class SlowTask: JobTask, @unchecked Sendable {
     let latch: Latch
     let running: Latch
+    let ignoresCancellation: Bool
 
-    init(request: JobRequest, latch: Latch, running: Latch) {
+    init(request: JobRequest, latch: Latch, running: Latch, ignoresCancellation: Bool = false) {
         self.latch = latch
         self.running = running
+        self.ignoresCancellation = ignoresCancellation
         super.init(request: request)
     }
 
@@ -78,30 +81,11 @@ final class SlowTask: JobTask, @unchecked Sendable {
         reportProgress(completed: 1, total: 4)
         running.open()
         while !latch.wait(timeout: 0.005) {
-            try checkCancellation()
+            if !ignoresCancellation {
+                try checkCancellation()
+            }
         }
         return JobOutcome(summary: "slow job done")
-    }
-}
-
-/// Inserts a row, opens `running`, then waits for the test's latch without ever checking for
-/// cancellation: a job that a shutdown cannot stop.
-final class StubbornTask: JobTask, @unchecked Sendable {
-    let latch: Latch
-    let running: Latch
-
-    init(request: JobRequest, latch: Latch, running: Latch) {
-        self.latch = latch
-        self.running = running
-        super.init(request: request)
-    }
-
-    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
-        let row = TestRow(context: context)
-        row.label = "stubborn"
-        running.open()
-        _ = latch.wait(timeout: 120)
-        return JobOutcome(summary: "stubborn job done")
     }
 }
 
@@ -205,7 +189,7 @@ func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegist
         SlowTask(request: request, latch: latch, running: running)
     }
     registry.register("stubborn") { request in
-        StubbornTask(request: request, latch: latch, running: running)
+        SlowTask(request: request, latch: latch, running: running, ignoresCancellation: true)
     }
     registry.register("save-then-fail", parameters: SaveThenFailTask.Parameters.self) { request, parameters in
         SaveThenFailTask(request: request, parameters: parameters)
