@@ -55,17 +55,9 @@ final class RSSObservationHandler: SAXEventHandler {
         /// The position of the byte at `offset` of `text`, the captured text (CDATA is
         /// verbatim, so only the markers shift columns, and only on the first line).
         func position(ofOffset offset: Int, in text: String) -> (line: Int, column: Int) {
-            var line = self.line
-            var column = self.column + 1 + cdataColumns
-            for byte in text.utf8.prefix(offset) {
-                if byte == 0x0A {
-                    line += 1
-                    column = 1
-                } else if byte & 0xC0 != 0x80 {
-                    column += 1
-                }
-            }
-            return (line, column)
+            var position = TextPosition(line: line, column: column + 1 + cdataColumns)
+            position.advance(over: text.utf8.prefix(offset))
+            return (position.line, position.column)
         }
     }
 

@@ -145,17 +145,9 @@ final class SAXSession {
     /// an error message).
     private func endOfFile(_ url: URL) -> (line: Int, column: Int)? {
         guard let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { return nil }
-        var line = 1
-        var column = 1
-        for byte in data {
-            if byte == 0x0A {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
-        return (line, column)
+        var position = TextPosition(line: 1, column: 1)
+        position.advance(over: data)
+        return (position.line, position.column)
     }
 
     /// The parser's current position, 1-based: in a start-element callback, that of the `>`
