@@ -86,17 +86,19 @@ extension DaemonTests {
                 }
                 try disk.fill()
 
-                // The first job's report cannot be written; its flush cannot be either.
+                // The first job's flush cannot be written.
                 try await sandbox.poll("the first job to finish", daemon: daemon) {
                     log("job finished; acknowledged at the next flush") >= 1
                 }
-                #expect(log("cannot write a result report into tmp/") >= 1)
                 daemon.send(SIGUSR1)
                 try await sandbox.poll("a flush to fail", daemon: daemon) { log("flush failed") >= 1 }
-                // The second job was claimed before that failure; then claiming pauses.
-                try await sandbox.poll("the second job to finish and claiming to pause", daemon: daemon) {
+                // A failed transaction may give a few pages back: take them, so that the report
+                // of the second job (claimed before that failure) cannot be written either.
+                try disk.fill()
+                try await sandbox.poll("the second job to finish", daemon: daemon) {
                     log("job finished; acknowledged at the next flush") >= 2
                 }
+                #expect(log("cannot write a result report into tmp/") >= 1)
                 daemon.send(SIGUSR1)
                 try await sandbox.poll("claiming to pause", daemon: daemon) { log("claiming paused until a flush succeeds") >= 1 }
                 #expect(sandbox.daemonLog.contains("database or disk is full"), "\(daemon.logTail())")
