@@ -18,8 +18,27 @@ struct DemoCommand: AsyncParsableCommand {
     var samples: String = "samples"
     @Flag(help: "Keep the temporary directory (store, spool, outputs) and print its path.")
     var keep = false
-    @Option(help: "Seconds to wait for the jobs before giving up.")
+    @Option(help: "Seconds to wait for the jobs before giving up, more than 0 and at most a year.")
     var timeout: Double = 120
+
+    /// Refuses a timeout that is not a duration (NaN, infinite, negative, zero) or that would
+    /// overflow the sleep's nanoseconds, as `lineupd` refuses its intervals.
+    func validate() throws {
+        _ = try timeoutDuration()
+    }
+
+    private func timeoutDuration() throws -> Duration {
+        let duration: Duration
+        do {
+            duration = try DaemonConfiguration.duration(seconds: timeout, of: "--timeout")
+        } catch {
+            throw ValidationError(error.message)
+        }
+        guard duration > .zero else {
+            throw ValidationError("`--timeout` must be more than 0 s; found \(timeout)")
+        }
+        return duration
+    }
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -63,7 +82,7 @@ struct DemoCommand: AsyncParsableCommand {
         let events = daemon.events()
         let running = Task { try await daemon.run() }
         let watchdog = Task {
-            try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+            try await Task.sleep(for: timeoutDuration())
             print("timed out after \(timeout) s; stopping")
             daemon.requestShutdown()
         }

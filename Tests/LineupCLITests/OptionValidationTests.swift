@@ -60,6 +60,24 @@ extension DaemonTests {
             }
         }
 
+        @Test(
+            "lineup demo refuses a timeout that is not a duration, before it starts anything",
+            arguments: [
+                (["--timeout", "inf"], "inf"), (["--timeout", "nan"], "nan"), (["--timeout", "0"], "0.0"),
+                (["--timeout=-1"], "-1.0"), (["--timeout", "1e300"], "1e+300"),
+            ])
+        func demoTimeout(arguments: [String], shown: String) async throws {
+            try await withSandbox { sandbox in
+                // From the package's top level, where the demo finds Jobs/ and samples/ and would run.
+                let package = BuoyFixtures.samplesDirectory.deletingLastPathComponent()
+                let result = try await sandbox.run(Binaries.lineup, ["demo"] + arguments, in: package)
+                #expect(result.termination == .exited(64), "\(result.standardError)")
+                #expect(result.standardError.hasPrefix("Error: `--timeout` must be "), "\(result.standardError)")
+                #expect(result.standardError.contains("found \(shown)"), "\(result.standardError)")
+                #expect(result.standardOutput == "", "the demo started: \(result.standardOutput)")
+            }
+        }
+
         @Test("SIGHUP with a bad configuration file keeps the daemon running with its settings")
         func badFileAtReload() async throws {
             try await withSandbox { sandbox in
