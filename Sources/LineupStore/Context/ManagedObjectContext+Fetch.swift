@@ -40,7 +40,7 @@ extension ManagedObjectContext {
         {
             var arguments: [StoreValue] = []
             let condition = request.predicate.node.sql(&arguments)
-            return try store.count(entity: entity, condition: condition, arguments: arguments)
+            return try store.count(entity: entity, condition: condition, arguments: arguments, on: storeReader)
         }
         return try fetchRows(request, entity: entity, keysOnly: true).count
     }
@@ -74,7 +74,7 @@ extension ManagedObjectContext {
             limit: request.fetchLimit, offset: request.fetchOffset,
             columns: keysOnly ? .sortKeys : .all)
         guard request.includesPendingChanges else {
-            return try store.fetchRows(query)
+            return try store.fetchRows(query, on: storeReader)
         }
         // The pending rows that match, each row once (its nearest change), tested as they are
         // walked: no copy of the pending changes is made. A fetch by natural key (all of a
@@ -97,12 +97,12 @@ extension ManagedObjectContext {
             overlay.forEachVisibleChange(of: entity, consider)
         }
         if lookedUp ? overlay.isEmpty : pendingCount == 0 {
-            return try store.fetchRows(query)
+            return try store.fetchRows(query, on: storeReader)
         }
         // The overlay can hide at most pendingCount of the store's rows: fetch that many more.
         query.limit = request.fetchLimit.map { $0 + request.fetchOffset + pendingCount }
         query.offset = 0
-        var rows = try store.fetchRows(query).filter { overlay.change(for: $0.0) == nil }
+        var rows = try store.fetchRows(query, on: storeReader).filter { overlay.change(for: $0.0) == nil }
         rows += matches
         rows.sort { lhs, rhs in
             for (index, ascending) in sorts {

@@ -302,7 +302,7 @@ extension ManagedObjectContext {
             }
         }
         if !unresolved.isEmpty {
-            for (id, row) in try store.fetchRows(ids: unresolved, entity: entity) {
+            for (id, row) in try store.fetchRows(ids: unresolved, entity: entity, on: storeReader) {
                 result[id] = row
             }
         }

@@ -14,6 +14,9 @@ import Synchronization
 /// Reads never wait for an ancestor's queue: each context publishes a snapshot of its unsaved
 /// changes that descendants read under a lock, and the store is read through concurrent WAL
 /// snapshots. That is why the main context stays responsive while the writer writes to disk.
+/// Nor do the main context and the writer wait for the store's pooled readers, which tasks' long
+/// reads may hold: the main context reads with a connection reserved for it, the writer with its
+/// own (see `StoreReader`).
 ///
 /// A reader looks at the nearest level first and the store last, and a save publishes the
 /// parent's new snapshot before the child clears its own, so a row moving up the stack during a
@@ -49,6 +52,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let store: SQLiteStore
     /// Parent first, then its parent, up to the writer.
     let ancestors: [ManagedObjectContext]
+    /// The connection this context reads the store with: the writer's own for the writer, the
+    /// reserved one for its children (the main context), a pooled one below.
+    let storeReader: StoreReader
     let logger: Logger
     private let queue: DispatchQueue
     private let queueTag: QueueTag
@@ -106,10 +112,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case let .store(store):
             self.store = store
             self.ancestors = []
+            self.storeReader = .writer
             self.settings = Locked(Settings())
         case let .context(parentContext):
             self.store = parentContext.store
             self.ancestors = [parentContext] + parentContext.ancestors
+            self.storeReader = parentContext.ancestors.isEmpty ? .reserved : .pooled
             self.settings = Locked(Settings())
             parentContext.children.withLock { children in
                 children.removeAll { $0.context == nil }
