@@ -38,7 +38,7 @@ extension ManagedObjectContext {
         _ request: FetchRequest<Object>, entity: EntityDescription, batchSize: Int,
         _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
     ) throws {
-        assertOnQueue()
+        preconditionOnQueue()
         precondition(batchSize > 0, "batchSize must be positive")
         if request.includesPendingChanges && !pendingOverlay().isEmpty(for: entity) {
             // Unsaved changes must be merged into the order: fetch, then hand out in batches.

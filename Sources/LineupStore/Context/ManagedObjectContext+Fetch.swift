@@ -3,7 +3,7 @@ import Synchronization
 extension ManagedObjectContext {
     /// The objects matching `request`, as this context sees them (see ``FetchRequest``).
     public func fetch<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> [Object] {
-        assertOnQueue()
+        preconditionOnQueue()
         let entity = try entity(of: Object.self)
         let batchSize = request.fetchBatchSize
         let rows = try fetchRows(request, entity: entity, keysOnly: batchSize > 0)
@@ -27,13 +27,13 @@ extension ManagedObjectContext {
 
     /// The IDs of the objects matching `request`.
     public func fetchObjectIDs<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
-        assertOnQueue()
+        preconditionOnQueue()
         return try fetchRows(request, entity: entity(of: Object.self), keysOnly: true).map(\.0)
     }
 
     /// The number of objects matching `request` (ignoring its limit and offset when nil and 0).
     public func count<Object: ManagedObject>(for request: FetchRequest<Object>) throws -> Int {
-        assertOnQueue()
+        preconditionOnQueue()
         let entity = try entity(of: Object.self)
         if !request.includesPendingChanges || pendingOverlay().isEmpty(for: entity),
             request.fetchLimit == nil, request.fetchOffset == 0

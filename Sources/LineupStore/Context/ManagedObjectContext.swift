@@ -29,9 +29,9 @@ import Synchronization
 /// one by one. The parent answers with the exceptions only (rows its merge policy changed or
 /// removed): the child treats every other pushed row as stored as pushed.
 public final class ManagedObjectContext: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state below is only touched on `queue` (checked with
-    // `isOnQueue` in debug builds), the settings and the published snapshot are behind mutexes,
-    // and the rest is immutable.
+    // @unchecked Sendable: the mutable state below is only touched on `queue` (checked on every
+    // use, in release builds too: see `preconditionOnQueue()`), the settings and the published
+    // snapshot are behind mutexes, and the rest is immutable.
 
     public enum ConcurrencyType: Sendable {
         /// A private serial queue.
@@ -57,7 +57,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let storeReader: StoreReader
     let logger: Logger
     private let queue: DispatchQueue
-    private let queueTag: QueueTag
 
     // MARK: Queue-confined state
 
@@ -106,8 +105,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.parent = parent
         self.logger = logger
         self.queue = DispatchQueue(label: "lineup.context.\(name)")
-        self.queueTag = QueueTag(name: name)
-        self.queue.setSpecific(key: QueueTag.key, value: queueTag)
         switch parent {
         case let .store(store):
             self.store = store
@@ -173,9 +170,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Queue
 
-    /// True when the caller runs on this context's queue.
+    /// True when the caller runs on this context's queue: inside one of its `perform` or
+    /// `performAndWait` blocks, and not inside another context's `performAndWait` called from there.
     public var isOnQueue: Bool {
-        DispatchQueue.getSpecific(key: QueueTag.key) === queueTag
+        CurrentContext.identity == identity
+    }
+
+    /// What ``CurrentContext`` holds while this context's block runs.
+    @inline(__always)
+    var identity: UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Runs `block` asynchronously on the context's queue.
@@ -200,7 +204,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if isOnQueue {
             return try block()
         }
-        let caller = DispatchQueue.getSpecific(key: QueueTag.key)
+        let caller = CurrentContext.context?.name
         let requested = ContinuousClock.now
         return try queue.sync {
             let waited = ContinuousClock.now - requested
@@ -208,7 +212,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 logger.warning(
                     "slow performAndWait",
                     metadata: [
-                        "waiting": "\(caller?.name ?? "a thread outside any context")",
+                        "waiting": "\(caller ?? "a thread outside any context")",
                         "context": "\(name)", "waited_ms": "\(waited / .milliseconds(1))",
                     ])
             }
@@ -217,18 +221,20 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     private func runBlock<T>(_ block: () throws -> T) rethrows -> T {
-        performDepth += 1
-        defer {
-            performDepth -= 1
-            if performDepth == 0 { processPendingChanges() }
+        try CurrentContext.run(self) {
+            performDepth += 1
+            defer {
+                performDepth -= 1
+                if performDepth == 0 { processPendingChanges() }
+            }
+            return try block()
         }
-        return try block()
     }
 
     /// Publishes the unsaved changes for descendants. Runs at the end of every outermost
     /// `perform`/`performAndWait` block, and at every save; call it to publish earlier.
     public func processPendingChanges() {
-        assertOnQueue()
+        preconditionOnQueue()
         guard needsPublish else { return }
         needsPublish = false
         var snapshot = pendingChanges()
@@ -242,22 +248,22 @@ public final class ManagedObjectContext: @unchecked Sendable {
         published.withLock { $0 }
     }
 
+    /// Traps when the caller is not on this context's queue, in release builds too: a context used
+    /// off its queue would race with its own blocks and corrupt its state silently.
     @inline(__always)
-    func assertOnQueue() {
-        assert(isOnQueue, "context \(name) used off its queue: use perform or performAndWait")
+    func preconditionOnQueue() {
+        if _slowPath(!isOnQueue) { usedOffQueue() }
+    }
+
+    @inline(never)
+    private func usedOffQueue() -> Never {
+        // `fatalError`, not `precondition`: an optimized build drops a precondition's message.
+        fatalError("context \(name) used \(CurrentContext.whereabouts): use perform or performAndWait")
     }
 }
 
 extension ManagedObjectContext: CustomStringConvertible {
     public var description: String { "<ManagedObjectContext \(name)>" }
-}
-
-/// Names the queue a block runs on, so that reentrant calls run inline and slow waits can name
-/// the waiting context.
-final class QueueTag: Sendable {
-    static let key = DispatchSpecificKey<QueueTag>()
-    let name: String
-    init(name: String) { self.name = name }
 }
 
 struct WeakObject {
