@@ -8,7 +8,7 @@ import Testing
 @Suite struct ConfinementTests {
     @Test func anObjectReadOnAnotherContextsQueueTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let stack = try TemporaryStack()
+            let stack = try TemporaryStack.forExitTest()
             let job = stack.container.newTaskContext(name: "job-1")
             let entry = job.performAndWait { job.insertEntry("Steamer Lane") }
             stack.main.performAndWait { _ = entry.location }
@@ -19,7 +19,7 @@ import Testing
 
     @Test func anObjectWrittenOutsideAnyContextTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let stack = try TemporaryStack()
+            let stack = try TemporaryStack.forExitTest()
             let job = stack.container.newTaskContext(name: "job-2")
             let entry = job.performAndWait { job.insertEntry("Mavericks") }
             entry.rating = 5
@@ -30,7 +30,7 @@ import Testing
 
     @Test func aContextUsedOutsideItsQueueTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let stack = try TemporaryStack()
+            let stack = try TemporaryStack.forExitTest()
             let job = stack.container.newTaskContext(name: "job-3")
             job.insertEntry("Ocean Beach")
         }
@@ -40,7 +40,7 @@ import Testing
 
     @Test func aContextSavedFromAnotherContextsQueueTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let stack = try TemporaryStack()
+            let stack = try TemporaryStack.forExitTest()
             let job = stack.container.newTaskContext(name: "job-4")
             try stack.main.performAndWait { try job.save() }
         }
@@ -64,5 +64,15 @@ import Testing
         }
         #expect(location == "Rincon")
         #expect(!main.isOnQueue && !child.isOnQueue)
+    }
+}
+
+extension TemporaryStack {
+    /// A stack whose directory is already removed: the trap ends the process before `deinit`
+    /// could remove it, and open SQLite connections go on working on the unlinked files.
+    static func forExitTest() throws -> TemporaryStack {
+        let stack = try TemporaryStack()
+        try FileManager.default.removeItem(at: stack.directory)
+        return stack
     }
 }
