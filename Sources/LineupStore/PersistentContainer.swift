@@ -27,14 +27,27 @@ public final class PersistentContainer: Sendable {
     /// The default of ``automaticFlushRowLimit``.
     public static let defaultAutomaticFlushRowLimit = 25_000
 
-    public init(url: URL, model: ManagedObjectModel, logger: Logger) throws {
-        store = try SQLiteStore(url: url, model: model, logger: logger)
+    /// Opens the store at `url` and builds the stack on it. `maximumReaderCount` bounds the pool of
+    /// readers that task contexts read the store with (see
+    /// ``readerCount(forConcurrentTasks:)``); the main context and the writer never wait for one.
+    public init(
+        url: URL, model: ManagedObjectModel, logger: Logger,
+        maximumReaderCount: Int = SQLiteStore.defaultReaderCount
+    ) throws {
+        store = try SQLiteStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
         writerContext = ManagedObjectContext(
             concurrencyType: .privateQueue, name: "writer", parent: .store(store), logger: logger)
         mainContext = ManagedObjectContext(
             concurrencyType: .mainQueue, name: "main", parent: .context(writerContext), logger: logger)
         automaticFlush = AutomaticFlush(rowLimit: Self.defaultAutomaticFlushRowLimit, logger: logger)
         installAutomaticFlush()
+    }
+
+    /// The pool's readers for `tasks` task contexts running at once: one each, so that no task
+    /// waits for another's long read, and one more, so that a task whose enumeration holds a reader
+    /// and that reads again inside a batch always finds one; never fewer than the default.
+    public static func readerCount(forConcurrentTasks tasks: Int) -> Int {
+        max(SQLiteStore.defaultReaderCount, tasks + 1)
     }
 
     private func installAutomaticFlush() {

@@ -34,13 +34,13 @@ final class TemporaryStack {
     let url: URL
     let container: PersistentContainer
 
-    init(model: ManagedObjectModel = testModel) throws {
+    init(model: ManagedObjectModel = testModel, maximumReaderCount: Int = SQLiteStore.defaultReaderCount) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lineup-store-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         url = directory.appendingPathComponent("store.sqlite")
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        container = try PersistentContainer(url: url, model: model, logger: logger)
+        container = try PersistentContainer(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
     }
 
     var main: ManagedObjectContext { container.mainContext }

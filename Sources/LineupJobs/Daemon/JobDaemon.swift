@@ -285,7 +285,7 @@ public final class JobDaemon: Service, Sendable {
         ]
         let container: PersistentContainer
         do {
-            container = try PersistentContainer(url: configuration.storeURL, model: model, logger: logger)
+            container = try PersistentContainer(url: configuration.storeURL, model: model, logger: logger, maximumReaderCount: PersistentContainer.readerCount(forConcurrentTasks: configuration.maxConcurrentJobs))
         } catch {
             throw DaemonError(.storeUnavailable, path: configuration.storeURL.path, "cannot open the store", underlying: error)
         }

@@ -67,7 +67,7 @@ extension ManagedObjectContext {
     /// objects take the new values (keeping their own unsaved changes on top), deleted ones are
     /// marked deleted. Call on this context's queue.
     public func mergeChanges(fromContextDidSave event: ContextDidSave) {
-        assertOnQueue()
+        preconditionOnQueue()
         for (id, accepted) in event.rows {
             guard let object = registeredObject(for: id) else { continue }
             switch accepted {

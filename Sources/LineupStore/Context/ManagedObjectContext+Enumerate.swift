@@ -6,6 +6,10 @@ extension ManagedObjectContext {
     /// snapshot, and each batch's objects are forgotten by the context once `body` returns (so
     /// `body` must not keep them). Objects with unsaved changes are the context's own and are not
     /// forgotten.
+    ///
+    /// The cursor holds one of the store's pooled readers until the last batch: in a task context,
+    /// an enumeration may wait for a reader that other tasks hold. The main context and the writer
+    /// never do: they open a connection of their own for the cursor.
     public func enumerate<Object: ManagedObject>(
         _ request: FetchRequest<Object>, batchSize: Int, _ body: ([Object]) throws -> Void
     ) throws {
@@ -34,7 +38,7 @@ extension ManagedObjectContext {
         _ request: FetchRequest<Object>, entity: EntityDescription, batchSize: Int,
         _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
     ) throws {
-        assertOnQueue()
+        preconditionOnQueue()
         precondition(batchSize > 0, "batchSize must be positive")
         if request.includesPendingChanges && !pendingOverlay().isEmpty(for: entity) {
             // Unsaved changes must be merged into the order: fetch, then hand out in batches.
@@ -52,9 +56,10 @@ extension ManagedObjectContext {
         // the cursor runs on its own thread and hands each batch over.
         let channel = BatchChannel<[(ObjectID, RowSnapshot)]>()
         let store = self.store
+        let reader = storeReader.forLongReads
         Thread.detachNewThread {
             do {
-                try store.enumerateRows(query, batchSize: batchSize) { batch in
+                try store.enumerateRows(query, batchSize: batchSize, on: reader) { batch in
                     guard channel.put(batch) else { throw CancellationError() }
                 }
                 channel.finish(nil)

@@ -3,7 +3,7 @@ import Synchronization
 extension ManagedObjectContext {
     /// The objects matching `request`, as this context sees them (see ``FetchRequest``).
     public func fetch<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> [Object] {
-        assertOnQueue()
+        preconditionOnQueue()
         let entity = try entity(of: Object.self)
         let batchSize = request.fetchBatchSize
         let rows = try fetchRows(request, entity: entity, keysOnly: batchSize > 0)
@@ -27,20 +27,20 @@ extension ManagedObjectContext {
 
     /// The IDs of the objects matching `request`.
     public func fetchObjectIDs<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
-        assertOnQueue()
+        preconditionOnQueue()
         return try fetchRows(request, entity: entity(of: Object.self), keysOnly: true).map(\.0)
     }
 
     /// The number of objects matching `request` (ignoring its limit and offset when nil and 0).
     public func count<Object: ManagedObject>(for request: FetchRequest<Object>) throws -> Int {
-        assertOnQueue()
+        preconditionOnQueue()
         let entity = try entity(of: Object.self)
         if !request.includesPendingChanges || pendingOverlay().isEmpty(for: entity),
             request.fetchLimit == nil, request.fetchOffset == 0
         {
             var arguments: [StoreValue] = []
             let condition = request.predicate.node.sql(&arguments)
-            return try store.count(entity: entity, condition: condition, arguments: arguments)
+            return try store.count(entity: entity, condition: condition, arguments: arguments, on: storeReader)
         }
         return try fetchRows(request, entity: entity, keysOnly: true).count
     }
@@ -74,7 +74,7 @@ extension ManagedObjectContext {
             limit: request.fetchLimit, offset: request.fetchOffset,
             columns: keysOnly ? .sortKeys : .all)
         guard request.includesPendingChanges else {
-            return try store.fetchRows(query)
+            return try store.fetchRows(query, on: storeReader)
         }
         // The pending rows that match, each row once (its nearest change), tested as they are
         // walked: no copy of the pending changes is made. A fetch by natural key (all of a
@@ -97,12 +97,12 @@ extension ManagedObjectContext {
             overlay.forEachVisibleChange(of: entity, consider)
         }
         if lookedUp ? overlay.isEmpty : pendingCount == 0 {
-            return try store.fetchRows(query)
+            return try store.fetchRows(query, on: storeReader)
         }
         // The overlay can hide at most pendingCount of the store's rows: fetch that many more.
         query.limit = request.fetchLimit.map { $0 + request.fetchOffset + pendingCount }
         query.offset = 0
-        var rows = try store.fetchRows(query).filter { overlay.change(for: $0.0) == nil }
+        var rows = try store.fetchRows(query, on: storeReader).filter { overlay.change(for: $0.0) == nil }
         rows += matches
         rows.sort { lhs, rhs in
             for (index, ascending) in sorts {

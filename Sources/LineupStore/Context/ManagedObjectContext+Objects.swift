@@ -7,7 +7,7 @@ extension ManagedObjectContext {
     /// The registered object for `id`, or a fault for it. Never nil and never does I/O; a fault
     /// whose row turns out to be gone reports itself deleted and gives default values.
     public func object(with id: ObjectID) -> ManagedObject {
-        assertOnQueue()
+        preconditionOnQueue()
         if let object = registeredObject(for: id) {
             return object
         }
@@ -25,7 +25,7 @@ extension ManagedObjectContext {
     /// The object for `id` with its values loaded; throws ``StoreError`` `.objectNotFound` when
     /// its row does not exist (or is deleted in this context's view).
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
-        assertOnQueue()
+        preconditionOnQueue()
         if let object = registeredObject(for: id) {
             try fulfillFault(object, throwing: true)
             if case .inaccessible = object.state {
@@ -49,14 +49,14 @@ extension ManagedObjectContext {
 
     /// The object registered in this context for `id`, or nil. Never does I/O.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
-        assertOnQueue()
+        preconditionOnQueue()
         if let object = changedObjects[id] { return object }
         return registry[id]?.object
     }
 
     /// Every object currently registered (with or without changes).
     public var registeredObjects: [ManagedObject] {
-        assertOnQueue()
+        preconditionOnQueue()
         var result = Array(changedObjects.values)
         for (id, entry) in registry where changedObjects[id] == nil {
             if let object = entry.object { result.append(object) }
@@ -85,14 +85,14 @@ extension ManagedObjectContext {
     }
 
     public var hasChanges: Bool {
-        assertOnQueue()
+        preconditionOnQueue()
         return !changedObjects.isEmpty || !childChanges.isEmpty
     }
 
     /// Marks an object for deletion at the next save. Deleting an object inserted since the last
     /// save simply forgets it.
     public func delete(_ object: ManagedObject) {
-        assertOnQueue()
+        preconditionOnQueue()
         precondition(object.managedObjectContext === self, "\(object.objectID) belongs to another context")
         switch object.state {
         case .inserted:
@@ -116,7 +116,7 @@ extension ManagedObjectContext {
     /// Turns an object back into a fault (dropping its unsaved changes when `mergeChanges` is false)
     /// so that its next use reloads it.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        assertOnQueue()
+        preconditionOnQueue()
         guard case .clean = object.state else { return }
         if mergeChanges && !object.changedMask.isEmpty { return }
         changedObjects[object.objectID] = nil
@@ -130,7 +130,7 @@ extension ManagedObjectContext {
     // MARK: - Internal: registration
 
     func initializationForInsert(of type: ManagedObject.Type) -> ObjectInitialization {
-        assertOnQueue()
+        preconditionOnQueue()
         let entity: EntityDescription
         if let last = lastInsertedEntity, ObjectIdentifier(last.objectType) == ObjectIdentifier(type) {
             entity = last
@@ -218,7 +218,7 @@ extension ManagedObjectContext {
     }
 
     func materializeChildChanges() {
-        assertOnQueue()
+        preconditionOnQueue()
         for (id, change) in childChanges where registeredObject(for: id) == nil {
             _ = materialize(change, id: id)
         }
@@ -302,7 +302,7 @@ extension ManagedObjectContext {
             }
         }
         if !unresolved.isEmpty {
-            for (id, row) in try store.fetchRows(ids: unresolved, entity: entity) {
+            for (id, row) in try store.fetchRows(ids: unresolved, entity: entity, on: storeReader) {
                 result[id] = row
             }
         }

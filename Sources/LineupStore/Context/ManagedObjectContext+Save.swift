@@ -9,7 +9,7 @@ extension ManagedObjectContext {
     /// On a conflict, the context's ``mergePolicy`` decides; under `.error` the save throws a
     /// ``StoreError`` listing the conflicts and nothing is pushed.
     public func save() throws {
-        assertOnQueue()
+        preconditionOnQueue()
         guard hasChanges else { return }
         for object in changedObjects.values {
             switch object.state {
@@ -67,7 +67,7 @@ extension ManagedObjectContext {
     /// Restores the committed values of updated objects, forgets inserted objects and un-deletes
     /// deleted ones; drops the changes received from children too.
     public func rollback() {
-        assertOnQueue()
+        preconditionOnQueue()
         for object in changedObjects.values {
             switch object.state {
             case .inserted:
@@ -94,7 +94,7 @@ extension ManagedObjectContext {
 
     /// Forgets every object, with or without changes. Objects handed out before are detached.
     public func reset() {
-        assertOnQueue()
+        preconditionOnQueue()
         for object in changedObjects.values {
             object.state = .detached
         }
@@ -183,7 +183,7 @@ extension ManagedObjectContext {
     /// rows, objects registered here take the changes, and a change that meets an earlier one of
     /// the same row is combined with it. Nothing changes here until every check has passed.
     func accept(_ changes: ChangeSet, policy: MergePolicy, from child: ManagedObjectContext) throws -> [ObjectID: AcceptedChange] {
-        assertOnQueue()
+        preconditionOnQueue()
         var adopted: [ChangeSegment] = []
         var others = ChangeSegment.Builder()
         // Oldest first, so that the newest change of a key is appended last and kept.

@@ -14,6 +14,9 @@ import Synchronization
 /// Reads never wait for an ancestor's queue: each context publishes a snapshot of its unsaved
 /// changes that descendants read under a lock, and the store is read through concurrent WAL
 /// snapshots. That is why the main context stays responsive while the writer writes to disk.
+/// Nor do the main context and the writer wait for the store's pooled readers, which tasks' long
+/// reads may hold: the main context reads with a connection reserved for it, the writer with its
+/// own (see `StoreReader`).
 ///
 /// A reader looks at the nearest level first and the store last, and a save publishes the
 /// parent's new snapshot before the child clears its own, so a row moving up the stack during a
@@ -26,9 +29,9 @@ import Synchronization
 /// one by one. The parent answers with the exceptions only (rows its merge policy changed or
 /// removed): the child treats every other pushed row as stored as pushed.
 public final class ManagedObjectContext: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state below is only touched on `queue` (checked with
-    // `isOnQueue` in debug builds), the settings and the published snapshot are behind mutexes,
-    // and the rest is immutable.
+    // @unchecked Sendable: the mutable state below is only touched on `queue` (checked on every
+    // use, in release builds too: see `preconditionOnQueue()`), the settings and the published
+    // snapshot are behind mutexes, and the rest is immutable.
 
     public enum ConcurrencyType: Sendable {
         /// A private serial queue.
@@ -49,9 +52,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let store: SQLiteStore
     /// Parent first, then its parent, up to the writer.
     let ancestors: [ManagedObjectContext]
+    /// The connection this context reads the store with: the writer's own for the writer, the
+    /// reserved one for its children (the main context), a pooled one below.
+    let storeReader: StoreReader
     let logger: Logger
     private let queue: DispatchQueue
-    private let queueTag: QueueTag
 
     // MARK: Queue-confined state
 
@@ -104,16 +109,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.parent = parent
         self.logger = logger
         self.queue = DispatchQueue(label: "lineup.context.\(name)")
-        self.queueTag = QueueTag(name: name)
-        self.queue.setSpecific(key: QueueTag.key, value: queueTag)
         switch parent {
         case let .store(store):
             self.store = store
             self.ancestors = []
+            self.storeReader = .writer
             self.settings = Locked(Settings())
         case let .context(parentContext):
             self.store = parentContext.store
             self.ancestors = [parentContext] + parentContext.ancestors
+            self.storeReader = parentContext.ancestors.isEmpty ? .reserved : .pooled
             self.settings = Locked(Settings())
             parentContext.children.withLock { children in
                 children.removeAll { $0.context == nil }
@@ -169,9 +174,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Queue
 
-    /// True when the caller runs on this context's queue.
+    /// True when the caller runs on this context's queue: inside one of its `perform` or
+    /// `performAndWait` blocks, and not inside another context's `performAndWait` called from there.
     public var isOnQueue: Bool {
-        DispatchQueue.getSpecific(key: QueueTag.key) === queueTag
+        CurrentContext.identity == identity
+    }
+
+    /// What ``CurrentContext`` holds while this context's block runs.
+    @inline(__always)
+    var identity: UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Runs `block` asynchronously on the context's queue.
@@ -196,7 +208,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if isOnQueue {
             return try block()
         }
-        let caller = DispatchQueue.getSpecific(key: QueueTag.key)
+        let caller = CurrentContext.context?.name
         let requested = ContinuousClock.now
         return try queue.sync {
             let waited = ContinuousClock.now - requested
@@ -204,7 +216,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 logger.warning(
                     "slow performAndWait",
                     metadata: [
-                        "waiting": "\(caller?.name ?? "a thread outside any context")",
+                        "waiting": "\(caller ?? "a thread outside any context")",
                         "context": "\(name)", "waited_ms": "\(waited / .milliseconds(1))",
                     ])
             }
@@ -213,18 +225,20 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     private func runBlock<T>(_ block: () throws -> T) rethrows -> T {
-        performDepth += 1
-        defer {
-            performDepth -= 1
-            if performDepth == 0 { processPendingChanges() }
+        try CurrentContext.run(self) {
+            performDepth += 1
+            defer {
+                performDepth -= 1
+                if performDepth == 0 { processPendingChanges() }
+            }
+            return try block()
         }
-        return try block()
     }
 
     /// Publishes the unsaved changes for descendants. Runs at the end of every outermost
     /// `perform`/`performAndWait` block, and at every save; call it to publish earlier.
     public func processPendingChanges() {
-        assertOnQueue()
+        preconditionOnQueue()
         guard needsPublish else { return }
         needsPublish = false
         var snapshot = pendingChanges()
@@ -238,22 +252,22 @@ public final class ManagedObjectContext: @unchecked Sendable {
         published.withLock { $0 }
     }
 
+    /// Traps when the caller is not on this context's queue, in release builds too: a context used
+    /// off its queue would race with its own blocks and corrupt its state silently.
     @inline(__always)
-    func assertOnQueue() {
-        assert(isOnQueue, "context \(name) used off its queue: use perform or performAndWait")
+    func preconditionOnQueue() {
+        if _slowPath(!isOnQueue) { usedOffQueue() }
+    }
+
+    @inline(never)
+    private func usedOffQueue() -> Never {
+        // `fatalError`, not `precondition`: an optimized build drops a precondition's message.
+        fatalError("context \(name) used \(CurrentContext.whereabouts): use perform or performAndWait")
     }
 }
 
 extension ManagedObjectContext: CustomStringConvertible {
     public var description: String { "<ManagedObjectContext \(name)>" }
-}
-
-/// Names the queue a block runs on, so that reentrant calls run inline and slow waits can name
-/// the waiting context.
-final class QueueTag: Sendable {
-    static let key = DispatchSpecificKey<QueueTag>()
-    let name: String
-    init(name: String) { self.name = name }
 }
 
 struct WeakObject {

@@ -136,7 +136,7 @@ struct UniquenessCheck {
         }
         guard includesStore, !lookInStore.isEmpty else { return conflicts }
         let positions = entity.uniqueKeyPositions[constraint]
-        for (holder, values) in try context.store.fetchKeys(lookInStore, of: positions, entity: entity)
+        for (holder, values) in try context.store.fetchKeys(lookInStore, of: positions, entity: entity, on: context.storeReader)
         where !isChangedNearer(than: levels.count, holder) {
             // The incoming row that claims the key the store's row holds.
             guard let key = UniqueKeyIndex.Key(values, constraint: constraint, of: entity) else { continue }

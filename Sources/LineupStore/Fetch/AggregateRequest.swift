@@ -95,6 +95,6 @@ extension ManagedObjectContext {
             let keys = request.groupBy.map { quoted($0.name) }.joined(separator: ", ")
             sql += " GROUP BY \(keys) ORDER BY \(keys)"
         }
-        return try store.select(sql, arguments: arguments)
+        return try store.select(sql, arguments: arguments, on: storeReader)
     }
 }

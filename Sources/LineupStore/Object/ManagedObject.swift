@@ -21,6 +21,9 @@ open class ManagedObject {
     /// `EntityCache`).
     public unowned(unsafe) let entity: EntityDescription
     public private(set) weak var managedObjectContext: ManagedObjectContext?
+    /// The context's identity (see `CurrentContext`), compared on every access; nil for prototypes.
+    /// Kept beside the weak reference so that the check loads no weak reference.
+    private let contextIdentity: UnsafeMutableRawPointer?
 
     // The state below is confined to the context's queue.
 
@@ -61,6 +64,7 @@ open class ManagedObject {
         self.objectID = initialization.objectID
         self.entity = initialization.entity
         self.managedObjectContext = initialization.context
+        self.contextIdentity = initialization.context?.identity
         self.values = initialization.values
         self.stamp = initialization.stamp
         self.baseStamp = initialization.stamp
@@ -134,7 +138,7 @@ open class ManagedObject {
 
     /// The values as of the last load or save, by property name.
     public func committedValues() -> [String: StoreValue] {
-        assertOnContextQueue()
+        preconditionOnContextQueue()
         let committed = committedValuesStorage ?? values
         var result: [String: StoreValue] = [:]
         for (index, property) in entity.properties.enumerated() where index < committed.count {
@@ -147,7 +151,7 @@ open class ManagedObject {
 
     @usableFromInline
     func storeValue(at index: Int) -> StoreValue {
-        assertOnContextQueue()
+        preconditionOnContextQueue()
         if case .fault = state {
             try? managedObjectContext?.fulfillFault(self, throwing: false)
         }
@@ -157,7 +161,7 @@ open class ManagedObject {
 
     @usableFromInline
     func setStoreValue(_ value: StoreValue, at index: Int) {
-        assertOnContextQueue()
+        preconditionOnContextQueue()
         if case .fault = state {
             try? managedObjectContext?.fulfillFault(self, throwing: false)
         }
@@ -177,12 +181,20 @@ open class ManagedObject {
         }
     }
 
+    /// Traps when the caller is not on the object's context's queue, in release builds too (see
+    /// `ManagedObjectContext.preconditionOnQueue()`).
     @inline(__always)
-    func assertOnContextQueue() {
-        assert(
-            isPrototype || managedObjectContext?.isOnQueue ?? true,
-            "\(objectID) used off its context's queue: use perform or performAndWait"
-        )
+    func preconditionOnContextQueue() {
+        if _slowPath(CurrentContext.identity != contextIdentity) { checkUseOffContextQueue() }
+    }
+
+    @inline(never)
+    private func checkUseOffContextQueue() {
+        // A prototype has no context and serves the model anywhere; an object whose context is
+        // gone belongs to no queue.
+        guard !isPrototype, let context = managedObjectContext else { return }
+        fatalError(
+            "\(objectID) of context \(context.name) used \(CurrentContext.whereabouts): use perform or performAndWait")
     }
 }
 

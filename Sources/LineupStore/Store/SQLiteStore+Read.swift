@@ -3,15 +3,17 @@ import GRDB
 
 extension SQLiteStore {
     /// Runs a fetch on a WAL snapshot (concurrently with the writer and other readers).
-    func fetchRows(_ query: StoreQuery) throws -> [(ObjectID, RowSnapshot)] {
+    func fetchRows(_ query: StoreQuery, on reader: StoreReader) throws -> [(ObjectID, RowSnapshot)] {
         var rows: [(ObjectID, RowSnapshot)] = []
-        try enumerateRows(query, batchSize: .max) { rows += $0 }
+        try enumerateRows(query, batchSize: .max, on: reader) { rows += $0 }
         return rows
     }
 
-    /// Runs a fetch with one cursor on one WAL snapshot, handing out the rows in batches.
+    /// Runs a fetch with one cursor on one WAL snapshot, handing out the rows in batches. The
+    /// connection is held until the last batch has been handed out: a `body` that runs its
+    /// caller's code needs `reader.forLongReads`.
     func enumerateRows(
-        _ query: StoreQuery, batchSize: Int, _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
+        _ query: StoreQuery, batchSize: Int, on reader: StoreReader, _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
     ) throws {
         let entity = query.entity
         let propertyCount = entity.properties.count
@@ -41,7 +43,7 @@ extension SQLiteStore {
         let storeIdentifier = identifier
         let entityName = entity.name
         let nullRow = [StoreValue](repeating: .null, count: propertyCount)
-        try read { db in
+        try read(on: reader) { db in
             let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
             statement.bind(query.arguments)
             defer { statement.reset() }
@@ -63,14 +65,15 @@ extension SQLiteStore {
     }
 
     /// The saved rows of `ids`; missing rows are absent.
-    func fetchRows(ids: [ObjectID], entity: EntityDescription) throws -> [ObjectID: RowSnapshot] {
+    func fetchRows(ids: [ObjectID], entity: EntityDescription, on reader: StoreReader) throws -> [ObjectID: RowSnapshot] {
         var result: [ObjectID: RowSnapshot] = [:]
         for chunk in ids.chunked(500) {
             let rows = try fetchRows(
                 StoreQuery(
                     entity: entity,
                     condition: "pk IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))",
-                    arguments: chunk.map { .integer($0.primaryKey) }, sorts: [], limit: nil, offset: 0, columns: .all))
+                    arguments: chunk.map { .integer($0.primaryKey) }, sorts: [], limit: nil, offset: 0, columns: .all),
+                on: reader)
             for (id, row) in rows { result[id] = row }
         }
         return result
@@ -81,7 +84,9 @@ extension SQLiteStore {
     ///
     /// The keys are joined to the table (`CROSS JOIN` keeps them the outer loop), so that each key
     /// is one search of the table's unique index: `(a, b) IN (VALUES …)` would scan the table.
-    func fetchKeys(_ keys: [StoreValue], of indexes: [Int], entity: EntityDescription) throws -> [(ObjectID, [StoreValue])] {
+    func fetchKeys(
+        _ keys: [StoreValue], of indexes: [Int], entity: EntityDescription, on reader: StoreReader
+    ) throws -> [(ObjectID, [StoreValue])] {
         let width = indexes.count
         let columns = indexes.map { "t." + quoted(entity.properties[$0].name) }
         let joins = columns.indices.map { "\(columns[$0]) = k.column\($0 + 1)" }.joined(separator: " AND ")
@@ -90,7 +95,7 @@ extension SQLiteStore {
             "SELECT t.pk, \(columns.joined(separator: ", ")) FROM (VALUES \(Array(repeating: tuple, count: keyCount).joined(separator: ","))) AS k CROSS JOIN \(quoted(entity.name)) AS t ON \(joins)"
         }
         let storeIdentifier = identifier
-        return try read { db in
+        return try read(on: reader) { db in
             var rows: [(ObjectID, [StoreValue])] = []
             // A few hundred keys per statement: one statement (cached) serves all full chunks.
             for chunk in keys.chunked(max(1, 500 / width) * width) {
@@ -106,9 +111,9 @@ extension SQLiteStore {
         }
     }
 
-    func count(entity: EntityDescription, condition: String, arguments: [StoreValue]) throws -> Int {
+    func count(entity: EntityDescription, condition: String, arguments: [StoreValue], on reader: StoreReader) throws -> Int {
         let sql = "SELECT count(*) FROM \(quoted(entity.name)) WHERE \(condition)"
-        return try read { db in
+        return try read(on: reader) { db in
             let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
             statement.bind(arguments)
             defer { statement.reset() }
@@ -117,8 +122,8 @@ extension SQLiteStore {
     }
 
     /// Runs read-only SQL and returns its rows as column name → value (for aggregates).
-    func select(_ sql: String, arguments: [StoreValue]) throws -> [[String: StoreValue]] {
-        try read { db in
+    func select(_ sql: String, arguments: [StoreValue], on reader: StoreReader) throws -> [[String: StoreValue]] {
+        try read(on: reader) { db in
             let prepared = try db.cachedStatement(sql: sql)
             let names = prepared.columnNames
             let statement = SQLiteStatement(prepared, in: db)
@@ -134,14 +139,40 @@ extension SQLiteStore {
         }
     }
 
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Runs `body` on a read-only view of the store with the connection `reader` names.
+    func read<T>(on reader: StoreReader, _ body: (Database) throws -> T) throws -> T {
         do {
-            return try pool.read(body)
+            switch reader {
+            case .pooled:
+                return try pool.read(body)
+            case .reserved:
+                return try reservedReader.read(body)
+            case .writer:
+                // No transaction: only the writer context writes, and it is the one reading now,
+                // so nothing changes between the statements of this read.
+                return try pool.writeWithoutTransaction { db in try db.readOnly { try body(db) } }
+            case .dedicated:
+                let connection = try Self.openReader(path: url.path, label: "lineup.store.dedicated-reader")
+                defer { try? connection.close() }
+                return try connection.read(body)
+            }
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError(.sqlite, "\(url.path): read failed: \(error)", underlying: error)
         }
+    }
+}
+
+extension SQLiteStore {
+    /// A read-only connection to the store beside the pool's, configured as GRDB configures the
+    /// pool's readers.
+    static func openReader(path: String, label: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.label = label
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        return try DatabaseQueue(path: path, configuration: configuration)
     }
 }
 

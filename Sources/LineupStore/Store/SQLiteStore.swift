@@ -7,6 +7,10 @@ import Synchronization
 /// The SQLite persistent store: one database in WAL mode, written only by the writer context's
 /// saves (one transaction each) and read concurrently from WAL snapshots by every context.
 ///
+/// Task contexts read with a pool of readers (`maximumReaderCount` of them), the main context
+/// with a read-only connection reserved for it, the writer context with the writer connection:
+/// a task's long read never holds up the main context or the writer (see `StoreReader`).
+///
 /// Opening checks that the file is ours: a database Lineup did not create, a corrupt file, or a
 /// store written by a newer model is refused with a clear error and never rewritten. Adding an
 /// entity or an optional property migrates the store in place.
@@ -15,6 +19,8 @@ public final class SQLiteStore: Sendable {
     public let identifier: UUID
     public let model: ManagedObjectModel
     let pool: DatabasePool
+    /// The main context's read-only connection (see `StoreReader.reserved`).
+    let reservedReader: DatabaseQueue
     let logger: Logger
     private let nextPrimaryKey: Atomic<Int64>
     private let nextStampValue: Atomic<Int64>
@@ -31,10 +37,18 @@ public final class SQLiteStore: Sendable {
     static let primaryKeyBlock: Int64 = 4096
     /// `PRAGMA synchronous` for FULL: a commit waits until the WAL is on stable storage.
     static let synchronousFull = 2
+    /// The pool's readers unless told otherwise: GRDB's default.
+    public static let defaultReaderCount = 5
     static let format = "lineup-store"
     static let formatVersion = 1
 
-    public init(url: URL, model: ManagedObjectModel, logger: Logger) throws {
+    /// Opens (or creates) the store at `url`. `maximumReaderCount` bounds the pool of readers
+    /// that task contexts read with; the main context and the writer have connections of their
+    /// own besides.
+    public init(
+        url: URL, model: ManagedObjectModel, logger: Logger, maximumReaderCount: Int = SQLiteStore.defaultReaderCount
+    ) throws {
+        precondition(maximumReaderCount > 0, "maximumReaderCount must be at least 1")
         self.url = url
         self.model = model
         self.logger = logger
@@ -43,6 +57,7 @@ public final class SQLiteStore: Sendable {
         var configuration = Configuration()
         configuration.label = "lineup.store"
         configuration.busyMode = .timeout(10)
+        configuration.maximumReaderCount = maximumReaderCount
         configuration.prepareDatabase { db in
             // Every commit is a flush that acknowledges jobs: it must survive a power loss too.
             try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -80,6 +95,12 @@ public final class SQLiteStore: Sendable {
         } catch {
             try? pool.close()
             throw StoreError(.storeCorrupt, "\(url.path): \(error)", underlying: error)
+        }
+        do {
+            reservedReader = try Self.openReader(path: url.path, label: "lineup.store.main-reader")
+        } catch {
+            try? pool.close()
+            throw StoreError(.sqlite, "\(url.path): cannot open the main context's reader: \(error)", underlying: error)
         }
         identifier = opened.identifier
         nextPrimaryKey = Atomic(opened.nextPrimaryKey)
@@ -122,13 +143,14 @@ public final class SQLiteStore: Sendable {
     }
 
     public func close() throws {
+        try reservedReader.close()
         try pool.close()
     }
 
     /// The number of rows of an entity on disk (saved data only).
     public func rowCount(of entityName: String) throws -> Int {
         guard let entity = model.entity(named: entityName) else { return 0 }
-        return try count(entity: entity, condition: "1", arguments: [])
+        return try count(entity: entity, condition: "1", arguments: [], on: .pooled)
     }
 
     // MARK: - Opening

@@ -1,0 +1,28 @@
+/// The connection a context reads the store with.
+///
+/// Tasks' long reads (an export enumerating a table) hold one of the pool's readers for as long
+/// as they run, and there may be more of them than readers. The contexts that others wait for
+/// synchronously must never wait behind them: every task's save waits for the main context, which
+/// reads the store when it checks a save (uniqueness, versions), and every flush waits for the
+/// main context and the writer (DESIGN §2: synchronous waits only go upward). So each level of
+/// the stack reads with a connection that no level below it can hold.
+enum StoreReader: Sendable, Equatable {
+    /// One of the pool's readers: task contexts, and every context under them. Waits when other
+    /// tasks hold every reader (see `PersistentContainer.readerCount(forConcurrentTasks:)`).
+    case pooled
+    /// The store's reserved read-only connection, used by the main context (the writer's
+    /// children) alone, one short read at a time: it is never held while a caller's code runs.
+    case reserved
+    /// The writer connection, for the writer context's reads: they run on the writer's queue,
+    /// between its writes, and wait only for the writer's own work.
+    case writer
+    /// A read-only connection opened for this read alone, closed after it.
+    case dedicated
+
+    /// The connection for a read that runs the caller's code while its cursor is open (an
+    /// enumeration). The main context and the writer open a connection of their own then: on
+    /// theirs, a read inside a batch would wait for the cursor that waits for the batch.
+    var forLongReads: StoreReader {
+        self == .pooled ? .pooled : .dedicated
+    }
+}
