@@ -195,7 +195,9 @@ struct SmallFileSystem {
     /// Writes files until the file system refuses another byte.
     func fill() throws {
         let file = fillers.appending(path: UUID().uuidString)
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw HarnessError("cannot create the filler \(file.path)")
+        }
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
         for chunk in [1 << 20, 4096, 1] {
