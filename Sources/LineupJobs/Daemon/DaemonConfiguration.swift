@@ -42,13 +42,13 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// up on them: it then stops without closing the store, leaves their files in `active/`
     /// and ``JobDaemon/run()`` throws ``DaemonError/Code/jobsDidNotStop``. Default 5 s.
     public var cancellationTimeout: Duration
-    /// While flushes fail (a full disk), claiming stops once this many finished jobs await a
-    /// flush, so that the main context does not grow without bound; it resumes when a flush
-    /// succeeds. Default 100.
+    /// While acknowledgements fail (a flush, or the filing of what it carried, fails: a full
+    /// disk), claiming stops once this many finished jobs wait for one, so that the main context
+    /// does not grow without bound; it resumes when they go through again. Default 100.
     public var flushBacklogLimit: Int
-    /// How long flushes may go on failing before the daemon stops and ``JobDaemon/run()``
-    /// throws ``DaemonError/Code/flushesFailing``, so that its supervisor can act; every job not
-    /// acknowledged is left for the next start. Default 300 s.
+    /// How long acknowledgements may go on failing (see ``flushBacklogLimit``) before the daemon
+    /// stops and ``JobDaemon/run()`` throws ``DaemonError/Code/flushesFailing``, so that its
+    /// supervisor can act; every job not acknowledged is left for the next start. Default 300 s.
     public var flushFailureTimeout: Duration
     /// Attempts and backoff for failed jobs; a job file's `maxAttempts` and `baseDelay`
     /// override them for that job.

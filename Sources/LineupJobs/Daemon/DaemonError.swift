@@ -29,8 +29,9 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         /// At shutdown, jobs ignored cancellation past the grace period and the cancellation
         /// timeout: their files stay in `active/` and the store was left open under them.
         public static let jobsDidNotStop = Code(.jobsDidNotStop)
-        /// Flushes failed for longer than `DaemonConfiguration.flushFailureTimeout` (a full or
-        /// failing disk): the daemon stopped by itself; no unflushed job was acknowledged.
+        /// No job could be acknowledged for longer than `DaemonConfiguration.flushFailureTimeout`
+        /// (flushes, or the filing of what they carried, kept failing: a full or failing disk):
+        /// the daemon stopped by itself, leaving every unacknowledged job for the next start.
         public static let flushesFailing = Code(.flushesFailing)
 
         public var description: String {

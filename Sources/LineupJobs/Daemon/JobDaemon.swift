@@ -80,8 +80,9 @@ public final class JobDaemon: Service, Sendable {
         var container: PersistentContainer?
         /// The spool's and the store's locks, held from the start until the store is closed.
         var ownership: [OwnershipLock] = []
-        /// Why the daemon stops by itself (flushes failed for too long); nil for a requested stop.
-        var fatalError: DaemonError?
+        /// Why the daemon stops by itself (nothing could be acknowledged for too long); nil for a
+        /// requested stop.
+        var stopReason: DaemonError?
     }
 
     /// The job kinds this daemon runs.
@@ -175,8 +176,8 @@ public final class JobDaemon: Service, Sendable {
             flushFailureTimeoutExpired: { [weak self] reason in
                 guard let self else { return }
                 let error = DaemonError(.flushesFailing, path: configuration.storeURL.path, reason)
-                self.state.withLock { $0.fatalError = $0.fatalError ?? error }
-                self.logger.critical("stopping: flushes keep failing", metadata: ["error": "\(reason)"])
+                self.state.withLock { $0.stopReason = $0.stopReason ?? error }
+                self.logger.critical("stopping: no job could be acknowledged for too long", metadata: ["error": "\(reason)"])
                 self.requestShutdown()
             })
         state.withLock { state in
@@ -285,7 +286,9 @@ public final class JobDaemon: Service, Sendable {
         ]
         let container: PersistentContainer
         do {
-            container = try PersistentContainer(url: configuration.storeURL, model: model, logger: logger, maximumReaderCount: PersistentContainer.readerCount(forConcurrentTasks: configuration.maxConcurrentJobs))
+            container = try PersistentContainer(
+                url: configuration.storeURL, model: model, logger: logger,
+                maximumReaderCount: PersistentContainer.readerCount(forConcurrentTasks: configuration.maxConcurrentJobs))
         } catch {
             throw DaemonError(.storeUnavailable, path: configuration.storeURL.path, "cannot open the store", underlying: error)
         }
@@ -367,8 +370,8 @@ public final class JobDaemon: Service, Sendable {
         }
         logger.info("stopped")
         broadcaster.emit(.stopped)
-        if let fatalError = state.withLock({ $0.fatalError }) {
-            throw fatalError
+        if let stopReason = state.withLock({ $0.stopReason }) {
+            throw stopReason
         }
         if let flushError {
             throw DaemonError(
