@@ -1,8 +1,8 @@
 public import Foundation
 
-/// Why a job failed: written as `failed/<name>.error.json` beside the job file.
+/// Why a job failed: written as `failed/<stem>.error.json` beside the job file (`<stem>.job.json`).
 public struct JobFailureReport: Sendable, Hashable, Codable {
-    /// The job's name in the spool (the file name without `.job.json`).
+    /// The job's name as it was enqueued (the file name without the spool's tags and `.job.json`).
     public var name: String
     /// The `id` of the job file, if it had one and could be read.
     public var id: String?

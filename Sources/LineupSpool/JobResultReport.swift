@@ -1,11 +1,11 @@
 public import Foundation
 
-/// What a finished job did: written as `done/<name>.result.json` beside the job file.
+/// What a finished job did: written as `done/<stem>.result.json` beside the job file (`<stem>.job.json`).
 ///
 /// `details` holds whatever the kind reports (counts, output paths, skipped values):
 /// `["observations": 1440, "output": "journal.csv"]`.
 public struct JobResultReport: Sendable, Hashable, Codable {
-    /// The job's name in the spool (the file name without `.job.json`).
+    /// The job's name as it was enqueued (the file name without the spool's tags and `.job.json`).
     public var name: String
     /// The `id` of the job file, if it had one.
     public var id: String?

@@ -25,7 +25,7 @@ extension SpoolDirectory {
         try finish(jobs.map { ($0.job, $0.report) }, in: .done)
     }
 
-    /// Marks a claimed job failed: writes `failed/<name>.error.json`, then moves the job
+    /// Marks a claimed job failed: writes `failed/<stem>.error.json`, then moves the job
     /// file from `active/` beside it.
     ///
     /// - Parameter report: the error report's bytes (usually ``JobFailureReport/encoded()``).

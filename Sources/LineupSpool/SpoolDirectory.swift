@@ -9,8 +9,8 @@ public import Foundation
 ///   tmp/     producers write here, then rename into new/; nothing here is ever read
 ///   new/     complete job files, claimed in name order
 ///   active/  claimed job files (one daemon consumes a spool)
-///   done/    job file + <name>.result.json
-///   failed/  job file + <name>.error.json
+///   done/    job file + <stem>.result.json (the stem: the file name without .job.json)
+///   failed/  job file + <stem>.error.json
 /// ```
 ///
 /// A job file is named `<name>[.i<N>][.a<N>][.c<claim>].job.json`. ``enqueue(_:)`` makes
@@ -42,7 +42,7 @@ public import Foundation
 /// - **Retry**: a failed attempt that will be retried renames `active/<file>` to count it
 ///   (`.a<N>`), so that a restart does not reset the count.
 /// - **Complete** / **fail**: write the report to `tmp/`, fsync it, rename it to
-///   `done/<name>.result.json` (or `failed/<name>.error.json`), fsync that directory, then
+///   `done/<stem>.result.json` (or `failed/<stem>.error.json`), fsync that directory, then
 ///   rename the job file from `active/` beside it and fsync again. A job file in `done/` or
 ///   `failed/` therefore always has its report beside it. For a group, each step is taken
 ///   for every job before the next (one directory fsync per step, not per job). The first

@@ -1,7 +1,7 @@
 public import LineupSpool
 
 /// What a job did, returned by ``JobTask/run(in:)`` and written into its result report
-/// (`done/<name>.result.json`, under `details`).
+/// (`done/<stem>.result.json`, under `details`).
 ///
 /// ```swift
 /// return JobOutcome(

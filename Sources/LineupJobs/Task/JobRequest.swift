@@ -21,7 +21,7 @@ public struct JobRequest: Sendable {
     /// The job's id: the job file's `id`, or its spool name when it has none. Contexts and log
     /// lines are named after it.
     public let jobID: String
-    /// The job's stable name in the spool (reports are named after it).
+    /// The job's name as it was enqueued (several jobs may share it; see `ClaimedJob.claim`).
     public let name: String
     /// The parsed job file.
     public let file: JobFile
