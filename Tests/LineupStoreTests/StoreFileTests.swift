@@ -89,6 +89,72 @@ final class Tag: ManagedObject {
         #expect(try Data(contentsOf: url) == before)
     }
 
+    /// Every file of the store (`.sqlite`, `-wal`, `-shm`) that exists, with its bytes.
+    private func snapshot(_ name: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm"] {
+            let url = directory.appendingPathComponent(name + suffix)
+            if FileManager.default.fileExists(atPath: url.path) {
+                files[name + suffix] = try Data(contentsOf: url)
+            }
+        }
+        return files
+    }
+
+    /// Issue 8, item 1: a store a newer model or a newer Lineup wrote is refused, and left byte
+    /// for byte as it was, with no `-wal` or `-shm` appearing that was not there.
+    @Test func aRefusedNewerStoreIsLeftByteForByte() throws {
+        let v2 = try open("store.sqlite", EntryV2.self)
+        let context = v2.newTaskContext(name: "v2")
+        try context.performAndWait {
+            EntryV2(context: context).notes = "written by the newer model"
+            try context.save()
+        }
+        try v2.flush()
+        try v2.store.close()
+        let before = try snapshot("store.sqlite")
+        #expect(before.keys.sorted() == ["store.sqlite"], "a closed store keeps no -wal or -shm")
+        let error = #expect(throws: StoreError.self) { try open("store.sqlite", EntryV1.self) }
+        #expect(error?.code == .storeNewerThanModel)
+        #expect(try snapshot("store.sqlite") == before)
+
+        // A newer store format, likewise.
+        let url = directory.appendingPathComponent("store.sqlite")
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { try $0.execute(sql: "UPDATE lineup_metadata SET value = '99' WHERE key = 'format_version'") }
+        try queue.close()
+        let newerFormat = try snapshot("store.sqlite")
+        let formatError = #expect(throws: StoreError.self) { try open("store.sqlite", EntryV2.self) }
+        #expect(formatError?.code == .storeNewerThanModel)
+        #expect(formatError?.message.contains("store format 99") == true)
+        #expect(try snapshot("store.sqlite") == newerFormat)
+    }
+
+    /// The same with rows still in the `-wal` (a store copied, or left by a crash, before a
+    /// checkpoint): the three files stay as they were.
+    @Test func aRefusedStoreWithItsWALIsLeftByteForByte() throws {
+        let v2 = try open("live.sqlite", EntryV2.self)
+        let context = v2.newTaskContext(name: "v2")
+        try context.performAndWait {
+            EntryV2(context: context).notes = "in the WAL"
+            try context.save()
+        }
+        try v2.flush()
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(
+                at: directory.appendingPathComponent("live.sqlite" + suffix),
+                to: directory.appendingPathComponent("copy.sqlite" + suffix))
+        }
+        try v2.store.close()
+        let before = try snapshot("copy.sqlite")
+        #expect(before.keys.count == 3)
+        #expect((before["copy.sqlite-wal"]?.count ?? 0) > 0, "the rows are in the -wal")
+        let error = #expect(throws: StoreError.self) { try open("copy.sqlite", EntryV1.self) }
+        #expect(error?.code == .storeNewerThanModel)
+        #expect(try snapshot("copy.sqlite") == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("preflight") } == [])
+    }
+
     @Test func aCorruptFileIsRefused() throws {
         let url = directory.appendingPathComponent("corrupt.sqlite")
         try Data("this is not a database, just some text that is long enough".utf8).write(to: url)

@@ -53,7 +53,7 @@ public final class SQLiteStore: Sendable {
         self.model = model
         self.logger = logger
         try Self.checkHeader(of: url)
-        try Self.checkOwnership(of: url)
+        try Self.checkBeforeOpening(url, model: model)
         var configuration = Configuration()
         configuration.label = "lineup.store"
         configuration.busyMode = .timeout(10)
@@ -170,27 +170,71 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// Refuses a database Lineup did not create before anything opens it for writing (opening a
-    /// pool would already switch its journal to WAL).
-    private static func checkOwnership(of url: URL) throws {
+    /// Refuses, before anything opens it for writing, a database that Lineup did not create or
+    /// that a newer Lineup or model wrote: a refused store is left byte for byte as it was, with
+    /// its `-wal` and `-shm` (see ``StorePreflight``).
+    private static func checkBeforeOpening(_ url: URL, model: ManagedObjectModel) throws {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         guard size > 0 else { return }
-        var configuration = Configuration()
-        configuration.readonly = true
-        let tables: [String]
-        do {
-            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            defer { try? queue.close() }
-            tables = try queue.read { db in
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-            }
-        } catch {
-            throw StoreError(.storeCorrupt, "\(url.path): cannot read: \(error)", underlying: error)
-        }
-        if !tables.isEmpty && !tables.contains("lineup_metadata") {
+        let contents = try StorePreflight.read(url.path)
+        guard let metadata = contents.metadata else {
+            if contents.tables.isEmpty { return }
             throw StoreError(
                 .storeNotOurs,
-                "\(url.path) is an SQLite database that Lineup did not create (tables: \(tables.sorted().joined(separator: ", ")))")
+                "\(url.path) is an SQLite database that Lineup did not create (tables: \(contents.tables.sorted().joined(separator: ", ")))")
+        }
+        let (_, stored) = try checkMetadata(metadata, path: url.path)
+        try checkCompatibility(of: stored, with: model, path: url.path)
+    }
+
+    /// The store's identity and schema from its `lineup_metadata`, refusing a store that another
+    /// program or a newer Lineup wrote.
+    private static func checkMetadata(_ metadata: [String: String], path: String) throws -> (UUID, [EntitySchema]) {
+        guard metadata["format"] == format, let version = metadata["format_version"].flatMap(Int.init),
+            let identifier = metadata["store_uuid"].flatMap(UUID.init(uuidString:)),
+            let schemaJSON = metadata["schema"]
+        else {
+            throw StoreError(.storeNotOurs, "\(path) has a lineup_metadata table that Lineup did not write")
+        }
+        guard version <= formatVersion else {
+            throw StoreError(.storeNewerThanModel, "\(path) has store format \(version); this Lineup reads up to \(formatVersion)")
+        }
+        do {
+            return (identifier, try JSONDecoder().decode([EntitySchema].self, from: Data(schemaJSON.utf8)))
+        } catch {
+            throw StoreError(.storeCorrupt, "\(path): unreadable schema in lineup_metadata: \(error)")
+        }
+    }
+
+    /// Refuses a stored schema that the model cannot take in place: entities or properties the
+    /// model lacks (a newer model wrote the store), changed types, new required properties.
+    private static func checkCompatibility(of stored: [EntitySchema], with model: ManagedObjectModel, path: String) throws {
+        let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
+        for old in stored {
+            guard let entity = model.entity(named: old.name) else {
+                throw StoreError(.storeNewerThanModel, "\(path) holds entity \(old.name), which this model lacks")
+            }
+            for property in old.properties {
+                guard let current = entity.properties.first(where: { $0.name == property.name }) else {
+                    throw StoreError(
+                        .storeNewerThanModel, "\(path) holds \(old.name).\(property.name), which this model lacks")
+                }
+                guard current.type == property.type else {
+                    throw StoreError(
+                        .migrationUnsupported,
+                        "\(old.name).\(property.name) changed from \(property.type) to \(current.type)")
+                }
+            }
+        }
+        for entity in model.entities {
+            guard let old = storedByName[entity.name] else { continue }
+            for property in entity.properties where !old.properties.contains(where: { $0.name == property.name }) {
+                guard property.isOptional else {
+                    throw StoreError(
+                        .migrationUnsupported,
+                        "\(entity.name).\(property.name) is new and not optional: existing rows would have no value")
+                }
+            }
         }
     }
 
@@ -219,21 +263,7 @@ public final class SQLiteStore: Sendable {
             uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM lineup_metadata").map {
                 (String($0["key"] as String), String($0["value"] as String))
             })
-        guard metadata["format"] == format, let version = metadata["format_version"].flatMap(Int.init),
-            let identifier = metadata["store_uuid"].flatMap(UUID.init(uuidString:)),
-            let schemaJSON = metadata["schema"]
-        else {
-            throw StoreError(.storeNotOurs, "\(path) has a lineup_metadata table that Lineup did not write")
-        }
-        guard version <= formatVersion else {
-            throw StoreError(.storeNewerThanModel, "\(path) has store format \(version); this Lineup reads up to \(formatVersion)")
-        }
-        let stored: [EntitySchema]
-        do {
-            stored = try JSONDecoder().decode([EntitySchema].self, from: Data(schemaJSON.utf8))
-        } catch {
-            throw StoreError(.storeCorrupt, "\(path): unreadable schema in lineup_metadata: \(error)")
-        }
+        let (identifier, stored) = try checkMetadata(metadata, path: path)
         let migrated = try migrate(db, from: stored, to: model, path: path)
         if migrated {
             try setMetadata(db, "schema", encodeSchema(model.schema))
@@ -253,24 +283,11 @@ public final class SQLiteStore: Sendable {
     private static func migrate(
         _ db: Database, from stored: [EntitySchema], to model: ManagedObjectModel, path: String
     ) throws -> Bool {
+        // Checked before the pool opened too (`checkBeforeOpening`); again here, inside the
+        // transaction, where the schema read is the one the migration writes over.
+        try checkCompatibility(of: stored, with: model, path: path)
         var migrated = false
         let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
-        for old in stored {
-            guard let entity = model.entity(named: old.name) else {
-                throw StoreError(.storeNewerThanModel, "\(path) holds entity \(old.name), which this model lacks")
-            }
-            for property in old.properties {
-                guard let current = entity.properties.first(where: { $0.name == property.name }) else {
-                    throw StoreError(
-                        .storeNewerThanModel, "\(path) holds \(old.name).\(property.name), which this model lacks")
-                }
-                guard current.type == property.type else {
-                    throw StoreError(
-                        .migrationUnsupported,
-                        "\(old.name).\(property.name) changed from \(property.type) to \(current.type)")
-                }
-            }
-        }
         for entity in model.entities {
             guard let old = storedByName[entity.name] else {
                 try createTable(db, entity.schema)
@@ -278,11 +295,6 @@ public final class SQLiteStore: Sendable {
                 continue
             }
             for property in entity.properties where !old.properties.contains(where: { $0.name == property.name }) {
-                guard property.isOptional else {
-                    throw StoreError(
-                        .migrationUnsupported,
-                        "\(entity.name).\(property.name) is new and not optional: existing rows would have no value")
-                }
                 try db.execute(
                     sql: "ALTER TABLE \(quoted(entity.name)) ADD COLUMN \(quoted(property.name)) \(property.type.sqlType)")
                 migrated = true
