@@ -68,7 +68,7 @@ struct ExportBenchmark {
             baselineTimes.append(try SQLiteShell.run(baselineArguments, output: baselineFile).elapsed)
         }
 
-        progress("export: breakdown, the same read without CSV (Lineup's enumerateValues, then SQLite's C API) …")
+        progress("export: breakdown, the same read without CSV (Lineup's enumerateObjectValues, then SQLite's C API) …")
         let lineupRead = try readThroughLineup(container)
         try container.store.close()
         let rawRead = try readThroughCAPI(store.path)
@@ -122,7 +122,7 @@ struct ExportBenchmark {
         let rawReadRate = Double(options.rows) / MonotonicClock.seconds(rawRead.elapsed)
         table.rows.append(
             .init(
-                benchmark: "  read only: enumerateValues / C API",
+                benchmark: "  read only: enumerateObjectValues / C API",
                 lineup: "\(Format.groupedRate(lineupReadRate)) (\(Format.seconds(lineupRead.elapsed)))",
                 baseline: "\(Format.groupedRate(rawReadRate)) (\(Format.seconds(rawRead.elapsed)))",
                 ratio: Format.ratio(lineupReadRate / rawReadRate), target: "(breakdown)", verdict: ""))
@@ -133,7 +133,7 @@ struct ExportBenchmark {
             "export: a store of \(Format.grouped(options.rows)) JournalEntry rows (BenchRowGenerator, seed \(String(BenchRowGenerator.defaultSeed, radix: 16))), made by PersistentContainer and filled with raw prepared INSERTs (not through the stack; \(Format.seconds(buildTime))), checkpointed; the OS cache is warm for both sides. Output: \(Format.grouped(lineupBytes)) bytes from Lineup, \(Format.grouped(baselineBytes)) from sqlite3 (it quotes every text with a space and ends lines with LF, Lineup CRLF); the same rows in the same order (compared).",
             "Lineup: the export-csv task (ExportCSVTask from SurfJournalJobs.registry, entity JournalEntry, output journal.csv) run in the foreground as `lineup run` does: fetch sorted by date (newest first) in batches of 10,000 on one snapshot, CSVWriter (ISO-8601 UTC dates, RFC 4180, CRLF) to a temporary file, fsync, rename. CPU of the last round \(Format.seconds(lineupCPU)) (all threads).",
             "baseline: sqlite3 \(SQLiteShell.version()) (Debian's CLI): sqlite3 -csv -header store.sqlite \"\(Self.baselineSelect) ORDER BY \"date\" DESC, pk ASC\" > baseline.csv, then fsync of baseline.csv; time from launching sqlite3 until the fsync returned. Best of \(Self.rounds) alternating rounds for each side (Lineup: \(lineupTimes.map { Format.seconds($0) }.joined(separator: ", ")); sqlite3: \(baselineTimes.map { Format.seconds($0) }.joined(separator: ", "))). The date is formatted by strftime as ISO-8601, so both sides format a million dates; the tie-break on pk is the ORDER BY Lineup's fetch uses (without it the row order of equal dates could differ). Because the formatted column is named date, ORDER BY \"date\" sorts by the ISO-8601 text (the same order): SQLite scans the table and sorts in memory. Lineup's fetch orders by the date column, so SQLite walks the date index and looks up each row by key, which with SQLite's default 2 MB page cache costs a page read from the OS per row; the row 'sqlite3 walking the date index' is the same baseline with ORDER BY \"JournalEntry\".\"date\" DESC, pk ASC, i.e. Lineup's query plan (single run).",
-            "breakdown: the export's read alone — Lineup: a task context's enumerateValues with ExportCSVTask's request (sorted by date, newest first) and batch size, rows handed to nothing; C API: the same SELECT stepped with every column read — neither formats nor writes anything.",
+            "breakdown: the export's read alone — Lineup: a task context's enumerateObjectValues with ExportCSVTask's request (sorted by date, newest first) and batch size, rows handed to nothing; C API: the same SELECT stepped with every column read — neither formats nor writes anything.",
             "rss: VmHWM of this process (MB = 10^6 bytes), reset through /proc/self/clear_refs right before each Lineup round, the highest of the rounds; the baseline runs in its own process.",
             "machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
         ]
@@ -151,7 +151,7 @@ struct ExportBenchmark {
         var rows = 0
         let started = MonotonicClock.now()
         try context.performAndWait {
-            try context.enumerateValues(FetchRequest<JournalEntry>(sortedBy: [.descending(\.date)]), batchSize: 10_000) { batch in
+            try context.enumerateObjectValues(FetchRequest<JournalEntry>(sortedBy: [.descending(\.date)]), batchSize: 10_000) { batch in
                 rows += batch.count
             }
         }

@@ -181,7 +181,7 @@ import Testing
         #expect(ratings == Array((3..<25).reversed()))
         var values: [StoreValue] = []
         try reader.performAndWait {
-            try reader.enumerateValues(FetchRequest<Entry>(predicate: \.rating < 2, sortedBy: [.ascending(\.rating)]), batchSize: 1) { rows in
+            try reader.enumerateObjectValues(FetchRequest<Entry>(predicate: \.rating < 2, sortedBy: [.ascending(\.rating)]), batchSize: 1) { rows in
                 values += rows.map { $0.1[Entry.entity.index(ofProperty: "rating")!] }
             }
         }
@@ -205,5 +205,45 @@ import Testing
             }
         }
         #expect(ratings == [1, 2, 3])
+    }
+
+    /// Not Core Data's dictionary results (store only): the values of the objects a fetch gives,
+    /// the pending changes of the context and its ancestors included unless the request says not.
+    @Test func objectValuesSeeWhatAFetchSees() throws {
+        let stack = try TemporaryStack()
+        let seed = stack.container.newTaskContext(name: "seed")
+        let (kept, doomed) = try seed.performAndWait {
+            let kept = seed.insertEntry("saved", rating: 1)
+            let doomed = seed.insertEntry("saved", rating: 9)
+            try seed.save()
+            return (kept.objectID, doomed.objectID)
+        }
+        try stack.container.flush()
+        // Saved into the main context but not flushed: what a finished job leaves behind.
+        let job = stack.container.newTaskContext(name: "job")
+        try job.performAndWait {
+            job.insertEntry("unflushed", rating: 2)
+            try job.save()
+        }
+        let reader = stack.container.newTaskContext(name: "reader")
+        let rating = Entry.entity.index(ofProperty: "rating")!
+        func ratings(includingPendingChanges: Bool) throws -> [StoreValue] {
+            try reader.performAndWait {
+                var values: [StoreValue] = []
+                let request = FetchRequest<Entry>(
+                    sortedBy: [.ascending(\.rating)], includesPendingChanges: includingPendingChanges)
+                try reader.enumerateObjectValues(request, batchSize: 2) { rows in
+                    values += rows.map { $0.1[rating] }
+                }
+                return values
+            }
+        }
+        try reader.performAndWait {
+            (try reader.existingObject(with: kept) as! Entry).rating = 5
+            reader.delete(try reader.existingObject(with: doomed))
+            reader.insertEntry("own", rating: 3)
+        }
+        #expect(try ratings(includingPendingChanges: true) == [.integer(2), .integer(3), .integer(5)])
+        #expect(try ratings(includingPendingChanges: false) == [.integer(1), .integer(9)])
     }
 }

@@ -23,10 +23,17 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Like ``enumerate(_:batchSize:_:)`` but hands out the rows' values (one per property, in the
-    /// entity's property order) without making objects: Core Data's dictionary results, for bulk
-    /// reads such as exports.
-    public func enumerateValues<Object: ManagedObject>(
+    /// Like ``enumerate(_:batchSize:_:)`` but hands out the values of those objects (one per
+    /// property, in the entity's property order) without making objects, for bulk reads such as
+    /// exports.
+    ///
+    /// These are the objects' values, not Core Data's dictionary results: dictionary results read
+    /// the store only, so an export of them would silently miss the rows that jobs saved but the
+    /// daemon has not flushed yet. Here the request's `includesPendingChanges` decides, as for
+    /// ``fetch(_:)``: by default the unsaved changes of this context and its ancestors are seen;
+    /// set it to false to read the store only. (``aggregate(_:)`` reads the store only, as Core
+    /// Data's dictionary results do.)
+    public func enumerateObjectValues<Object: ManagedObject>(
         _ request: FetchRequest<Object>, batchSize: Int, _ body: ([(ObjectID, [StoreValue])]) throws -> Void
     ) throws {
         try enumerateRows(request, entity: entity(of: Object.self), batchSize: batchSize) { rows in

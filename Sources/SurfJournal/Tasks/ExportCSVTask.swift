@@ -93,7 +93,7 @@ public final class ExportCSVTask: JobTask, @unchecked Sendable {
         let writer = try CSVWriter(destination: output, header: header)
         do {
             var done: Int64 = 0
-            try context.enumerateValues(request, batchSize: Self.batchSize) { rows in
+            try context.enumerateObjectValues(request, batchSize: Self.batchSize) { rows in
                 try checkCancellation()
                 for (_, values) in rows {
                     try writer.writeRow(fields(values))
