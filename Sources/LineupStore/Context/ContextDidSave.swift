@@ -64,21 +64,21 @@ extension ManagedObjectContext {
     }
 
     /// Applies another context's saved changes to this context's registered objects: updated
-    /// objects take the new values (keeping their own unsaved changes on top), deleted ones are
-    /// marked deleted. Call on this context's queue.
+    /// objects take the new values (keeping their own unsaved changes on top); deleted ones stay
+    /// registered, marked deleted, with their last values readable, and count among
+    /// ``deletedObjects`` until the next save, which pushes nothing for them (their rows are gone
+    /// already) and forgets them, as Core Data does. Call on this context's queue.
     public func mergeChanges(fromContextDidSave event: ContextDidSave) {
         preconditionOnQueue()
         for (id, accepted) in event.rows {
-            guard let object = registeredObject(for: id) else { continue }
             switch accepted {
             case .removed:
-                changedObjects[id] = nil
-                registry[id] = nil
-                object.state = .inaccessible
-                object.values = object.entity.defaultValues
-                object.changedMask = .empty
-                object.committedValuesStorage = nil
+                // A change received from a child for the row would be pushed over a row that is
+                // gone: it becomes an object here, so that it is deleted with the rest.
+                let object = registeredObject(for: id) ?? (childChanges[id] != nil ? self.object(with: id) : nil)
+                if let object { markDeletedElsewhere(object) }
             case let .stored(row):
+                guard let object = registeredObject(for: id) else { continue }
                 switch object.state {
                 case .fault:
                     continue
@@ -99,6 +99,25 @@ extension ManagedObjectContext {
         needsPublish = true
     }
 
+    /// Marks `object` deleted by a save elsewhere: its own unsaved changes are dropped (its row is
+    /// gone), its values stay readable as they were, and the context holds it until its next
+    /// save or rollback.
+    private func markDeletedElsewhere(_ object: ManagedObject) {
+        switch object.state {
+        case .fault:
+            object.values = object.entity.defaultValues
+        case .clean, .deleted(.pending):
+            break
+        case .inserted, .deleted(.unsavedInsert), .deleted(.merged), .inaccessible, .detached:
+            // An insert is this context's own row; the others are gone already.
+            return
+        }
+        object.state = .deleted(.merged)
+        object.changedMask = .empty
+        object.committedValuesStorage = nil
+        changedObjects[object.objectID] = object
+    }
+
     /// Calls the observers, building the event only if there are any: a bulk import with nobody
     /// listening pays nothing per row for notifications.
     func postDidSave(_ event: @autoclosure () -> ContextDidSave) {
@@ -111,8 +130,9 @@ extension ManagedObjectContext {
     }
 
     /// Downward flows are asynchronous: children that merge automatically get the event on their
-    /// own queues, later. The event is built only if such a child exists.
-    func notifyChildren(of event: @autoclosure () -> ContextDidSave, except saver: ManagedObjectContext) {
+    /// own queues, later. The event is built only if such a child exists. `saver` is the child
+    /// whose save this is, if any: it has the changes already.
+    func notifyChildren(of event: @autoclosure () -> ContextDidSave, except saver: ManagedObjectContext?) {
         let children = children.withLock { $0.compactMap(\.context) }.filter {
             $0 !== saver && $0.automaticallyMergesChangesFromParent
         }

@@ -79,8 +79,10 @@ extension ManagedObjectContext {
     public var deletedObjects: [ManagedObject] {
         materializeChildChanges()
         return changedObjects.values.filter {
-            if case .deleted(wasInserted: false) = $0.state { return true }
-            return false
+            switch $0.state {
+            case .deleted(.pending), .deleted(.merged): return true
+            default: return false
+            }
         }
     }
 
@@ -96,7 +98,7 @@ extension ManagedObjectContext {
         precondition(object.managedObjectContext === self, "\(object.objectID) belongs to another context")
         switch object.state {
         case .inserted:
-            object.state = .deleted(wasInserted: true)
+            object.state = .deleted(.unsavedInsert)
             changedObjects[object.objectID] = nil
             registry[object.objectID] = nil
         case .fault, .clean:
@@ -105,7 +107,7 @@ extension ManagedObjectContext {
             if object.changedMask.isEmpty {
                 object.baseStamp = object.stamp
             }
-            object.state = .deleted(wasInserted: false)
+            object.state = .deleted(.pending)
             changedObjects[object.objectID] = object
         case .deleted, .inaccessible, .detached:
             return
@@ -209,7 +211,7 @@ extension ManagedObjectContext {
         case .delete:
             object = makeObject(
                 id: id, entity: change.entity, values: change.values, stamp: change.stamp,
-                state: .deleted(wasInserted: false))
+                state: .deleted(.pending))
             object.baseStamp = change.baseStamp
         }
         changedObjects[id] = object
@@ -344,7 +346,7 @@ extension ManagedObject {
             return RowChange(
                 kind: .update, entity: entity, values: values, changedMask: changedMask,
                 baseValues: committedValuesStorage, baseStamp: baseStamp, stamp: stamp)
-        case .deleted(wasInserted: false):
+        case .deleted(.pending):
             return RowChange(
                 kind: .delete, entity: entity, values: values, changedMask: .empty, baseValues: nil,
                 baseStamp: baseStamp, stamp: stamp)

@@ -25,6 +25,11 @@ extension ManagedObjectContext {
             }
         }
         let changes = pendingChanges()
+        guard !changes.isEmpty else {
+            // Only deletions merged from other saves, whose rows are gone already: nothing to push.
+            adoptSaved([:])
+            return
+        }
         let policy = mergePolicy
         let exceptions: [ObjectID: AcceptedChange]
         switch parent {
@@ -46,6 +51,9 @@ extension ManagedObjectContext {
         adoptSaved(exceptions)
         savedRowChangeCount += changes.count
         postDidSave(ContextDidSave(changes: changes, exceptions: exceptions))
+        // This context's own save changed what its children read, as a child's save into it
+        // does (see `accept`): the children that merge automatically take both.
+        notifyChildren(of: ContextDidSave(changes: changes, exceptions: exceptions), except: nil)
     }
 
     /// Backpressure: while the writer writes a transaction and the contexts above this one already
@@ -65,7 +73,11 @@ extension ManagedObjectContext {
     }
 
     /// Restores the committed values of updated objects, forgets inserted objects and un-deletes
-    /// deleted ones; drops the changes received from children too.
+    /// the objects deleted here; drops the changes received from children too.
+    ///
+    /// An object deleted by a merged save of another context stays deleted: its row is gone, and
+    /// un-deleting it would leave an object that no save can store (Core Data's rollback un-deletes
+    /// it, and its next fault fails).
     public func rollback() {
         preconditionOnQueue()
         for object in changedObjects.values {
@@ -76,6 +88,10 @@ extension ManagedObjectContext {
             case .clean:
                 if let committed = object.committedValuesStorage { object.values = committed }
                 object.stamp = object.baseStamp
+            case .deleted(.merged):
+                object.state = .inaccessible
+                object.values = object.entity.defaultValues
+                registry[object.objectID] = nil
             case .deleted:
                 object.state = .clean
                 if let committed = object.committedValuesStorage { object.values = committed }
@@ -277,13 +293,13 @@ extension ManagedObjectContext {
         switch change.kind {
         case .delete:
             if case .inserted = object.state {
-                object.state = .deleted(wasInserted: true)
+                object.state = .deleted(.unsavedInsert)
                 changedObjects[id] = nil
                 registry[id] = nil
                 return
             }
             if object.changedMask.isEmpty { object.baseStamp = change.baseStamp }
-            object.state = .deleted(wasInserted: false)
+            object.state = .deleted(.pending)
         case .insert:
             if !object.isInserted { insertedInOrder.append(object) }
             object.values = change.values

@@ -158,8 +158,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         set { settings.withLock { $0.mergePolicy = newValue } }
     }
 
-    /// When true, changes that other children save into this context's parent are merged into this
-    /// context's registered objects, asynchronously on its queue.
+    /// When true, the changes this context's parent takes in are merged into this context's
+    /// registered objects, asynchronously on its queue: the saves of its other children, and its
+    /// own saves (as Core Data merges both).
     public var automaticallyMergesChangesFromParent: Bool {
         get { settings.withLock { $0.automaticallyMergesChangesFromParent } }
         set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }

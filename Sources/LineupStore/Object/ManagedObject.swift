@@ -47,11 +47,22 @@ open class ManagedObject {
         case fault
         case clean
         case inserted
-        case deleted(wasInserted: Bool)
+        case deleted(Deletion)
         /// The row is gone from the store (deleted elsewhere): accessors give defaults.
         case inaccessible
         /// Forgotten by its context (rolled back insert, reset): no longer part of any graph.
         case detached
+    }
+
+    /// How an object came to be deleted, which decides what its context's next save does with it.
+    enum Deletion {
+        /// Deleted in this context: the next save deletes the row.
+        case pending
+        /// Inserted and deleted again before any save: there is no row, so nothing to save.
+        case unsavedInsert
+        /// Deleted by another context's save, merged here (see `mergeChanges(fromContextDidSave:)`):
+        /// the row is gone already, so the next save pushes nothing and only forgets the object.
+        case merged
     }
 
     // Used only while the model is derived from a prototype (see `EntityDescription+Reflection`).
