@@ -152,10 +152,20 @@ import Testing
             try stack.main.save()
         }
 
-        follower.performAndWait {
+        try follower.performAndWait {
             #expect(entry.rating == 5)
             #expect(entry.location == "renamed here")
             #expect(follower.updatedObjects.map(\.objectID) == [id])
+            // Rebased on the merged version, as Core Data refreshes an object with changes: the
+            // save is no conflict.
+            try follower.save()
         }
+        try stack.container.flush()
+        let (location, rating) = try stack.main.performAndWait {
+            let stored = try stack.main.existingObject(with: id) as! Entry
+            return (stored.location, stored.rating)
+        }
+        #expect(location == "renamed here")
+        #expect(rating == 5)
     }
 }

@@ -33,6 +33,22 @@ public struct ContextDidSave: Sendable {
         self.deletedObjectIDs = deleted
         self.rows = rows
     }
+
+    /// The rows that a batch request touched, as the store left them.
+    init(rows: [ObjectID: AcceptedChange]) {
+        var updated = Set<ObjectID>()
+        var deleted = Set<ObjectID>()
+        for (id, outcome) in rows {
+            switch outcome {
+            case .stored: updated.insert(id)
+            case .removed: deleted.insert(id)
+            }
+        }
+        self.insertedObjectIDs = []
+        self.updatedObjectIDs = updated
+        self.deletedObjectIDs = deleted
+        self.rows = rows
+    }
 }
 
 /// Stops an observation when cancelled or released.
@@ -64,7 +80,9 @@ extension ManagedObjectContext {
     }
 
     /// Applies another context's saved changes to this context's registered objects: updated
-    /// objects take the new values (keeping their own unsaved changes on top); deleted ones stay
+    /// objects take the new values, and those with unsaved changes keep them on top, based on the
+    /// new version (as Core Data refreshes them: their next save is no conflict with the merged
+    /// one, and their own changes win where both changed a property); deleted ones stay
     /// registered, marked deleted, with their last values readable, and count among
     /// ``deletedObjects`` until the next save, which pushes nothing for them (their rows are gone
     /// already) and forgets them, as Core Data does. Call on this context's queue.
@@ -78,7 +96,9 @@ extension ManagedObjectContext {
                 let object = registeredObject(for: id) ?? (childChanges[id] != nil ? self.object(with: id) : nil)
                 if let object { markDeletedElsewhere(object) }
             case let .stored(row):
-                guard let object = registeredObject(for: id) else { continue }
+                // A change received from a child is rebased as an object's would be.
+                let object = registeredObject(for: id) ?? (childChanges[id] != nil ? self.object(with: id) : nil)
+                guard let object else { continue }
                 switch object.state {
                 case .fault:
                     continue
@@ -87,10 +107,15 @@ extension ManagedObjectContext {
                     object.stamp = row.stamp
                     object.baseStamp = row.stamp
                 case .clean:
-                    // Own changes stay on top; the merge policy settles them at the next save.
                     var values = row.values
                     for index in object.changedMask.indexes { values[index] = object.values[index] }
                     object.values = values
+                    object.committedValuesStorage = row.values
+                    object.baseStamp = row.stamp
+                case .deleted(.pending):
+                    // The delete stands, over the new version.
+                    object.values = row.values
+                    object.baseStamp = row.stamp
                 default:
                     continue
                 }

@@ -51,7 +51,7 @@ extension SQLiteStore {
         }
     }
 
-    private func currentRows(_ ids: [ObjectID], entity: EntityDescription, _ db: Database) throws -> [ObjectID: RowSnapshot] {
+    func currentRows(_ ids: [ObjectID], entity: EntityDescription, _ db: Database) throws -> [ObjectID: RowSnapshot] {
         let columns = (["pk", "_version"] + entity.properties.map { quoted($0.name) }).joined(separator: ", ")
         var result: [ObjectID: RowSnapshot] = [:]
         for chunk in ids.chunked(500) {
