@@ -2,7 +2,8 @@ public import LineupJobs
 
 /// The surf journal's job kinds.
 public enum SurfJournalJobs: Sendable {
-    /// Registers `import-buoy`, `export-csv`, `statistics` and `import-coredata`.
+    /// Registers `import-buoy`, `export-csv`, `statistics`, `import-coredata` and
+    /// `prune-observations`.
     public static func register(in registry: inout JobRegistry) {
         registry.register(ImportBuoyTask.kind, parameters: ImportBuoyTask.Parameters.self) {
             try ImportBuoyTask(request: $0, parameters: $1)
@@ -15,6 +16,9 @@ public enum SurfJournalJobs: Sendable {
         }
         registry.register(ImportCoreDataTask.kind, parameters: ImportCoreDataTask.Parameters.self) {
             try ImportCoreDataTask(request: $0, parameters: $1)
+        }
+        registry.register(PruneObservationsTask.kind, parameters: PruneObservationsTask.Parameters.self) {
+            try PruneObservationsTask(request: $0, parameters: $1)
         }
     }
 
