@@ -7,7 +7,8 @@ import LineupStore
 /// the second time, which is what makes a re-run import (after a crash or a retry) safe.
 ///
 /// Every `chunkSize` records it saves into the parent and resets the context, so memory stays
-/// flat whatever the input size. Use it on the context's queue.
+/// flat whatever the input size. Use it on the context's queue. It sets the context's merge
+/// policy: the records it saves win over what other imports saved meanwhile.
 final class BuoyUpserter {
     struct Counts {
         var observationsInserted = 0
@@ -35,6 +36,11 @@ final class BuoyUpserter {
         context: ManagedObjectContext, chunkSize: Int, checkCancellation: @escaping () throws -> Void,
         afterChunk: @escaping (Int) throws -> Void
     ) {
+        // A record is its source's word on its key. Where another import saved the same
+        // observation or station since this context read it, this one's values win property by
+        // property: a conflict would only fail the attempt, and its retry would write the same
+        // values (the crash soak saw overlapping imports use up each other's attempts this way).
+        context.mergePolicy = .mergeByPropertyObjectTrump
         self.context = context
         self.chunkSize = chunkSize
         self.checkCancellation = checkCancellation
