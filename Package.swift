@@ -21,22 +21,26 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
+        // The one lock type the other modules share.
+        .target(name: "LineupLocking"),
         // The object-graph stack: contexts, objects, fetches, the SQLite store.
         .target(
             name: "LineupStore",
             dependencies: [
+                "LineupLocking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The job file format and the spool directory protocol. Foundation only, so that
-        // any producer of jobs can link it without SQLite or libxml2.
-        .target(name: "LineupSpool"),
+        // The job file format and the spool directory protocol. Foundation (and the lock) only,
+        // so that any producer of jobs can link it without SQLite or libxml2.
+        .target(name: "LineupSpool", dependencies: ["LineupLocking"]),
         // Task operations, the runner, the flush scheduler and the daemon lifecycle.
         .target(
             name: "LineupJobs",
             dependencies: [
+                "LineupLocking",
                 "LineupStore",
                 "LineupSpool",
                 .product(name: "Logging", package: "swift-log"),
@@ -85,6 +89,7 @@ let package = Package(
         .executableTarget(
             name: "lineup-bench",
             dependencies: [
+                "LineupLocking",
                 "LineupStore",
                 "LineupSpool",
                 "LineupJobs",

@@ -1,4 +1,5 @@
 public import Foundation
+import LineupLocking
 
 /// A spool directory: the maildir-style queue through which jobs reach the daemon.
 ///
@@ -109,7 +110,7 @@ public final class SpoolDirectory: Sendable {
         var next = 0
     }
 
-    private let backlog = LockedValue(Backlog())
+    private let backlog = Locked(Backlog())
 
     /// Opens the spool at `root`, creating the directory and its five subdirectories when
     /// they are missing.

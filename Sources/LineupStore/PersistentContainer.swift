@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import LineupLocking
 
 /// The stack of DESIGN §2, ready to use: the store, a private **writer** context that owns it,
 /// the **main** context whose parent is the writer, and task contexts under the main one.

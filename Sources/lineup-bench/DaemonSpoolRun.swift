@@ -3,6 +3,7 @@ import LineupJobs
 import LineupSpool
 import LineupStore
 import Logging
+import LineupLocking
 
 /// What one run of the real daemon over a spool of no-op jobs measured.
 struct DaemonSpoolResult {
@@ -61,7 +62,7 @@ struct DaemonSpoolRun {
             for await event in events { watch.handle(event) }
             watch.streamEnded()
         }
-        let runError = LockedBox<String?>(nil)
+        let runError = Locked<String?>(nil)
         let runFinished = DispatchSemaphore(value: 0)
         Task {
             do {
@@ -82,7 +83,7 @@ struct DaemonSpoolRun {
         }
         defer { stop() }
         guard watch.waitUntilStarted() else {
-            throw BenchError(.lineup, "the daemon did not start: \(runError.value ?? "its event stream ended")")
+            throw BenchError(.lineup, "the daemon did not start: \(runError.withLock({ $0 }) ?? "its event stream ended")")
         }
 
         let producer = Producer(
@@ -97,7 +98,7 @@ struct DaemonSpoolRun {
         if let failure = producer.failure { throw BenchError(.lineup, "enqueue failed: \(failure)") }
         // Stopped before the figures are read, so that every event (the last flush's too) is in.
         stop()
-        if let error = runError.value { throw BenchError(.lineup, "the daemon's run failed: \(error)") }
+        if let error = runError.withLock({ $0 }) { throw BenchError(.lineup, "the daemon's run failed: \(error)") }
         watch.waitUntilStreamEnded()
 
         let state = watch.state
@@ -145,7 +146,7 @@ private final class Producer: Sendable {
     private let spool: SpoolDirectory
     private let jobs: Int
     private let interval: UInt64?
-    private let state = LockedBox(Produced())
+    private let state = Locked(Produced())
     private let done = DispatchSemaphore(value: 0)
 
     init(spool: SpoolDirectory, jobs: Int, pace: DaemonSpoolRun.Pace) {
@@ -157,7 +158,7 @@ private final class Producer: Sendable {
         }
     }
 
-    var failure: String? { state.value.failure }
+    var failure: String? { state.withLock({ $0 }).failure }
 
     func start() {
         let thread = Thread { [self] in
@@ -171,7 +172,7 @@ private final class Producer: Sendable {
     func waitUntilDone() -> Produced {
         done.wait()
         done.signal()
-        return state.value
+        return state.withLock({ $0 })
     }
 
     private func produce() {
@@ -220,14 +221,14 @@ private final class DaemonWatch: Sendable {
     }
 
     private let expected: Int
-    private let box = LockedBox(State())
+    private let box = Locked(State())
     private let changed = DispatchSemaphore(value: 0)
 
     init(expected: Int) {
         self.expected = expected
     }
 
-    var state: State { box.value }
+    var state: State { box.withLock({ $0 }) }
 
     func handle(_ event: DaemonEvent) {
         let wake: Bool = box.withLock { state in
@@ -270,7 +271,7 @@ private final class DaemonWatch: Sendable {
     }
 
     func waitUntilStreamEnded() {
-        while !box.value.streamEnded {
+        while !box.withLock({ $0 }).streamEnded {
             _ = changed.wait(timeout: .now() + 1)
         }
     }
@@ -278,7 +279,7 @@ private final class DaemonWatch: Sendable {
     /// False when the stream ended before the daemon started.
     func waitUntilStarted() -> Bool {
         while true {
-            let state = box.value
+            let state = box.withLock({ $0 })
             if state.started { return true }
             if state.streamEnded { return false }
             _ = changed.wait(timeout: .now() + 1)
@@ -291,7 +292,7 @@ private final class DaemonWatch: Sendable {
         var lastProgress = (acknowledged: -1, started: -1)
         var lastProgressAt = MonotonicClock.now()
         while true {
-            let state = box.value
+            let state = box.withLock({ $0 })
             if state.acknowledged >= expected { return }
             if let failure = state.failures.first {
                 throw BenchError(.lineup, "the daemon failed a no-op job: \(failure)")

@@ -1,6 +1,6 @@
 import Dispatch
 import LineupStore
-import Synchronization
+import LineupLocking
 
 /// When the stack benchmark moves saved chunks main → writer → disk.
 enum FlushMode: String, CaseIterable {
@@ -43,7 +43,7 @@ final class FlushScheduler: Sendable {
     private let container: PersistentContainer
     private let mode: FlushMode
     private let queue = DispatchQueue(label: "lineup-bench.flush-loop")
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(container: PersistentContainer, mode: FlushMode) {
         self.container = container

@@ -1,6 +1,7 @@
 import Foundation
 import LineupStore
 import Synchronization
+import LineupLocking
 
 /// One heartbeat: when `perform` was called, and how long the block waited for the main
 /// context's queue before it started.
@@ -20,7 +21,7 @@ final class Heartbeat: Sendable {
     private let context: ManagedObjectContext
     private let interval: UInt64
     private let stopRequested = Atomic<Bool>(false)
-    private let samples = Mutex<[HeartbeatSample]>([])
+    private let samples = Locked<[HeartbeatSample]>([])
     private let threadFinished = DispatchSemaphore(value: 0)
 
     init(context: ManagedObjectContext, intervalNanoseconds: UInt64 = 1_000_000) {

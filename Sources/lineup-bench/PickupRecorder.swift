@@ -1,4 +1,4 @@
-import Synchronization
+import LineupLocking
 
 /// The pick-up latencies of the jobs that started, and when the last one started.
 final class PickupRecorder: Sendable {
@@ -7,7 +7,7 @@ final class PickupRecorder: Sendable {
         var lastStart: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(capacity: Int) {
         state.withLock { $0.latencies.reserveCapacity(capacity) }

@@ -3,8 +3,8 @@ import LineupSpool
 public import LineupStore
 public import Logging
 public import ServiceLifecycle
-import Synchronization
 import UnixSignals
+import LineupLocking
 
 /// The job daemon: it opens the store, recovers the spool, claims jobs, runs them on the
 /// queue, flushes on an interval and acknowledges what each flush carried, and stops
@@ -91,7 +91,7 @@ public final class JobDaemon: Service, Sendable {
     public let model: ManagedObjectModel
     private let hooks: Hooks
     private let broadcaster = EventBroadcaster()
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let shutdownRequests: AsyncStream<Void>
     private let shutdownContinuation: AsyncStream<Void>.Continuation
 
@@ -108,7 +108,7 @@ public final class JobDaemon: Service, Sendable {
         self.registry = registry
         self.model = model
         self.hooks = hooks
-        self.state = Mutex(State(configuration: configuration, logger: logger))
+        self.state = Locked(State(configuration: configuration, logger: logger))
         (shutdownRequests, shutdownContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LineupLocking
 
 /// An operation that finishes when its job is settled: acknowledged (its changes are on disk
 /// and its file is in `done/`), failed for good, or set aside at shutdown.
@@ -29,7 +29,7 @@ final class AcknowledgementGate: Operation, @unchecked Sendable {
         var dependents: [Operation] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(jobID: String) {
         self.jobID = jobID

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LineupLocking
 
 /// Hands every event to every subscriber's `AsyncStream`, in the order they were emitted. Each
 /// subscriber buffers without bound, so a slow reader misses nothing.
@@ -24,12 +25,7 @@ final class EventBroadcaster: Sendable {
         var finished = false
     }
 
-    // An NSLock rather than a `Mutex`: emitting threads and the delivery queue contend for the
-    // state, and ThreadSanitizer cannot see a contended `Mutex` hand-off (it reports false
-    // races; LineupStore's `Locked` exists for the same reason).
-    private let lock = NSLock()
-    // nonisolated(unsafe): read and written only in `withState`, which holds `lock`.
-    nonisolated(unsafe) private var state = State()
+    private let state = Locked(State())
     private let delivery = DispatchQueue(label: "lineup.events")
     /// How long events gather before a batch goes out: short beside anything an observer
     /// waits for, long beside the time between events under load.
@@ -39,7 +35,7 @@ final class EventBroadcaster: Sendable {
     func subscribe() -> AsyncStream<DaemonEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DaemonEvent.self, bufferingPolicy: .unbounded)
         let key = UUID()
-        let added = withState { state in
+        let added = state.withLock { state in
             guard !state.finished else { return false }
             state.subscribers.append(Subscriber(key: key, continuation: continuation))
             return true
@@ -49,7 +45,7 @@ final class EventBroadcaster: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            self?.withState { $0.subscribers.removeAll { $0.key == key } }
+            self?.state.withLock { $0.subscribers.removeAll { $0.key == key } }
         }
         return stream
     }
@@ -57,7 +53,7 @@ final class EventBroadcaster: Sendable {
     /// Queues `event` for every current subscriber; the delivery queue hands it over within
     /// the batch window.
     func emit(_ event: DaemonEvent) {
-        let scheduleDelivery = withState { state in
+        let scheduleDelivery = state.withLock { state in
             guard !state.finished, !state.subscribers.isEmpty else { return false }
             for index in state.subscribers.indices {
                 state.subscribers[index].pending.append(event)
@@ -74,10 +70,10 @@ final class EventBroadcaster: Sendable {
     /// Ends every stream once the events emitted before are delivered; later subscribers get a
     /// finished stream and later events are dropped.
     func finish() {
-        withState { $0.finished = true }
+        state.withLock { $0.finished = true }
         delivery.async {
             self.deliver()
-            let subscribers = self.withState { state in
+            let subscribers = self.state.withLock { state in
                 defer { state.subscribers = [] }
                 return state.subscribers
             }
@@ -87,16 +83,10 @@ final class EventBroadcaster: Sendable {
         }
     }
 
-    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
-    }
-
     /// Hands each subscriber the events queued for it. Runs on the delivery queue only, so
     /// batches reach a subscriber in the order they were taken.
     private func deliver() {
-        let batches = withState { state in
+        let batches = state.withLock { state in
             state.deliveryScheduled = false
             var batches: [(AsyncStream<DaemonEvent>.Continuation, [DaemonEvent])] = []
             for index in state.subscribers.indices where !state.subscribers[index].pending.isEmpty {

@@ -3,6 +3,7 @@ import LineupSpool
 import LineupStore
 import Logging
 import Synchronization
+import LineupLocking
 
 extension JobRunner {
     /// Flushes and acknowledges what the flush carried (see ``beginFlush(_:completion:)``);

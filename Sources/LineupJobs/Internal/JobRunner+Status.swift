@@ -2,6 +2,7 @@ import Foundation
 import LineupSpool
 import Logging
 import Synchronization
+import LineupLocking
 
 extension JobRunner {
     /// The status for `status.json`.

@@ -3,7 +3,7 @@ import Foundation
 import LineupSpool
 import LineupStore
 import Logging
-import Synchronization
+import LineupLocking
 
 /// Runs claimed jobs on one `OperationQueue` and acknowledges them after the flush that
 /// carries their changes (group commit).
@@ -35,7 +35,7 @@ final class JobRunner: @unchecked Sendable {
     let registry: JobRegistry
     let paths: PathPolicy
     let events: EventBroadcaster
-    let settings: Mutex<RunnerSettings>
+    let settings: Locked<RunnerSettings>
     let jitter: @Sendable () -> Double
     let startedAt = Date()
 
@@ -76,7 +76,7 @@ final class JobRunner: @unchecked Sendable {
         self.container = container
         self.registry = registry
         self.paths = paths
-        self.settings = Mutex(settings)
+        self.settings = Locked(settings)
         self.events = events
         self.jitter = jitter
         self.finished = FinishedJobIndex(spool: spool)

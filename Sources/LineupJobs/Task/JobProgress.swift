@@ -1,4 +1,4 @@
-import Synchronization
+import LineupLocking
 
 /// A job's progress, written by the task and read by the runner from other threads (for the
 /// status file and for progress log lines).
@@ -22,7 +22,7 @@ public final class JobProgress: Sendable {
         }
     }
 
-    private let state = Mutex(Snapshot(completedUnitCount: 0, totalUnitCount: 0))
+    private let state = Locked(Snapshot(completedUnitCount: 0, totalUnitCount: 0))
 
     public init() {}
 

@@ -1,7 +1,7 @@
 public import Foundation
 public import LineupStore
 public import Logging
-import Synchronization
+import LineupLocking
 
 /// One job, as an `Operation`: the unit of work the daemon runs on its `OperationQueue`.
 ///
@@ -67,7 +67,7 @@ open class JobTask: Operation, @unchecked Sendable {
         var keptRowChanges = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Makes a task for `request`. Subclasses set their own (immutable) properties first.
     public init(request: JobRequest) {

@@ -1,4 +1,5 @@
 import Foundation
+import LineupLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -130,7 +131,7 @@ final class JobNameGenerator: Sendable {
         var counter: UInt64 = 0
     }
 
-    private let state = LockedValue(State())
+    private let state = Locked(State())
     private let processPart: String
 
     private init() {

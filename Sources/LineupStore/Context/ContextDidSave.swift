@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import LineupLocking
 
 /// What a save pushed: the IDs of the inserted, updated and deleted objects. Delivered to the
 /// context's observers after every save, and what ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import LineupLocking
 
 extension ManagedObjectContext {
     /// Validates the changed objects, then pushes the changes exactly one level up: into the

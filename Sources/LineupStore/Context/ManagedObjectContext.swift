@@ -1,7 +1,7 @@
 import Dispatch
 public import Foundation
 import Logging
-import Synchronization
+import LineupLocking
 
 /// A scratch pad of managed objects, with Core Data's multi-context semantics.
 ///

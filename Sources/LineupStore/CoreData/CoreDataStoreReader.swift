@@ -1,6 +1,6 @@
 public import Foundation
 import GRDB
-import Synchronization
+import LineupLocking
 
 /// Reads the rows of a Core Data SQLite store, in place and strictly read-only.
 ///
@@ -36,7 +36,7 @@ public final class CoreDataStoreReader: Sendable {
     /// Whether ``close()`` has run. SQLite must not be touched after that (GRDB's closed
     /// connection is not safe to read), so every read holds this lock: reads and close are
     /// serialized, as they would be on the connection's queue anyway.
-    private let isClosed = Mutex(false)
+    private let isClosed = Locked(false)
 
     /// Opens the Core Data store at `url` read-only, with its `-wal` and `-shm` files.
     ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LineupLocking
 
 extension ManagedObject {
     /// The entity of this class, derived once from its property declarations.

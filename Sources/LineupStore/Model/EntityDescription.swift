@@ -1,4 +1,4 @@
-import Synchronization
+import LineupLocking
 
 /// The description of one entity: its name, its properties (in declaration order, which is also
 /// the order of the values in every row), its uniqueness constraints, and the class of its objects.
