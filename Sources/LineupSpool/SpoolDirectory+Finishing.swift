@@ -61,6 +61,7 @@ extension SpoolDirectory {
     public func recordFailedAttempt(of job: ClaimedJob) throws(SpoolError) -> ClaimedJob {
         let counted = job.jobFileName.withFailedAttempts(job.failedAttempts + 1)
         let destination = path(of: .running) + "/" + counted.fileName
+        try syncClaims()
         guard try FileSystem.rename(job.path, to: destination) else {
             throw SpoolError(code: .notFound, path: job.path, message: "claimed job file is no longer in active/")
         }
@@ -135,9 +136,10 @@ extension SpoolDirectory {
 
     /// Renames the staged reports into `state`'s directory, then the job files beside them,
     /// with one directory sync after each half: a job file never reaches `done/` or `failed/`
-    /// before its report is there, durably.
+    /// before its report is there, durably, nor before its claim is.
     private func move(_ staged: [StagedReport], into state: SpoolState) throws(SpoolError) {
         guard !staged.isEmpty else { return }
+        try syncClaims()
         let directory = path(of: state)
         for report in staged {
             do throws(SpoolError) {

@@ -111,6 +111,8 @@ public final class SpoolDirectory: Sendable {
     }
 
     private let backlog = Locked(Backlog())
+    /// Whether a claim was made since `new/` and `active/` were last synced (see `syncClaims`).
+    private let claimsNotYetDurable = Locked(false)
 
     /// Opens the spool at `root`, creating the directory and its five subdirectories when
     /// they are missing.
@@ -223,6 +225,9 @@ public final class SpoolDirectory: Sendable {
         guard try FileSystem.rename(source, to: destination) else {
             return nil
         }
+        // Not synced here, one claim at a time: a claim lost to a power cut only returns the job
+        // to new/. It is made durable before anything of the job's end is (see `syncClaims`).
+        claimsNotYetDurable.withLock { $0 = true }
         let claimedAt = Date()
         var contents = Data()
         var loadFailure: SpoolError?
@@ -247,6 +252,25 @@ public final class SpoolDirectory: Sendable {
             claimedAt: claimedAt,
             loadFailure: loadFailure
         )
+    }
+
+    /// Makes the claims made so far durable (their renames from `new/` into `active/`), once for
+    /// any number of them. Called before a claimed job's file or report moves on: otherwise a
+    /// power cut could keep that later rename and lose the claim's, leaving the job both in
+    /// `new/` and in `done/`, to be run and reported done a second time. The power-loss
+    /// simulation found exactly that.
+    func syncClaims() throws(SpoolError) {
+        guard durability == .fsync, claimsNotYetDurable.withLock({ pending in
+            defer { pending = false }
+            return pending
+        }) else { return }
+        do throws(SpoolError) {
+            try FileSystem.syncDirectory(path(of: .queued))
+            try FileSystem.syncDirectory(path(of: .running))
+        } catch {
+            claimsNotYetDurable.withLock { $0 = true }
+            throw error
+        }
     }
 
     /// Forgets the listing of `new/` so that the next claim lists it again (after jobs were
