@@ -183,7 +183,7 @@ public final class CSVWriter {
             state = .failed(error)
             throw error
         }
-        syncDirectory()
+        syncDirectory(containing: destination)
         return (rows: rowCount, bytes: bytesFlushed)
     }
 
@@ -247,16 +247,6 @@ public final class CSVWriter {
         close(fileDescriptor)
         unlink(temporaryPath)
         state = .cancelled
-    }
-
-    /// Makes the rename durable. The rename itself is atomic either way; a filesystem that
-    /// cannot sync directories (EINVAL) only loses that durability, not data already
-    /// synced, so a failure here is not reported.
-    private func syncDirectory() {
-        let directory = open(destination.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { return }
-        _ = fsync(directory)
-        close(directory)
     }
 }
 

@@ -29,8 +29,11 @@ public final class StatisticsTask: JobTask, @unchecked Sendable {
         encoder.dateEncodingStrategy = .iso8601
         let report = output.deletingPathExtension().appendingPathExtension("txt")
         do {
+            // Written aside, synced and renamed into place (`.atomic`); the renames are durable
+            // once the directory is synced.
             try encoder.encode(statistics).write(to: output, options: .atomic)
             try Data(statistics.textReport.utf8).write(to: report, options: .atomic)
+            syncDirectory(containing: output)
         } catch {
             throw JobError(.jobFailed, "cannot write \(output.path): \(error.localizedDescription)", underlying: error)
         }
