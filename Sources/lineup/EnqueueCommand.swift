@@ -9,7 +9,7 @@ struct EnqueueCommand: ParsableCommand {
         commandName: "enqueue", abstract: "Write a job into the spool (atomically).",
         discussion: "Example: lineup enqueue import-buoy input=obs/42002.rss --spool spool")
 
-    @Argument(help: "The job kind: import-buoy, export-csv, statistics or import-coredata.")
+    @Argument(help: "The job kind: import-buoy, export-csv, statistics, import-coredata or prune-observations.")
     var kind: String
     @Argument(help: "The kind's parameters as key=value (a value that is JSON, e.g. 3 or true, is taken as such).")
     var parameters: [String] = []
