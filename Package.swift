@@ -55,6 +55,9 @@ let package = Package(
         ),
         // Streaming readers of the NDBC buoy XML formats, in SI units.
         .target(name: "BuoyXML", dependencies: ["CLibXML2"]),
+        // What the tests and the benchmark share: seeded randomness, fixture writers and
+        // fixture files. No library depends on it: the libraries ship no test fixtures.
+        .target(name: "LineupTestSupport", dependencies: ["BuoyXML"]),
         // The surf journal domain: model, built-in tasks, CSV, statistics.
         .target(
             name: "SurfJournal",
@@ -95,6 +98,7 @@ let package = Package(
                 "LineupJobs",
                 "SurfJournal",
                 "BuoyXML",
+                "LineupTestSupport",
                 "CLibXML2",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,23 +106,33 @@ let package = Package(
         ),
         .testTarget(
             name: "LineupStoreTests",
-            dependencies: ["LineupStore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "LineupStore", "LineupTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool"]),
-        .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML"]),
+        .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML", "LineupTestSupport"]),
         .testTarget(
             name: "LineupJobsTests",
-            dependencies: ["LineupJobs", "LineupStore", "LineupSpool", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "LineupJobs", "LineupStore", "LineupSpool", "LineupTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "SurfJournalTests",
-            dependencies: ["SurfJournal", "LineupStore", "LineupJobs", "LineupSpool", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "SurfJournal", "LineupStore", "LineupJobs", "LineupSpool", "LineupTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Runs the built `lineupd` and `lineup` as child processes; depending on them makes
         // SwiftPM build them before the tests.
         .testTarget(
             name: "LineupCLITests",
-            dependencies: ["lineupd", "lineup", "LineupSpool", "BuoyXML", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "lineupd", "lineup", "LineupSpool", "BuoyXML", "LineupTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -10,8 +10,8 @@
 #
 #   samples/generate-large.sh samples/ndbc-sos-waves-sample.xml 300 3 2024
 #
-# It compiles BuoyXML's sources together with a three-line main with swiftc, so it needs only
-# the Swift toolchain and libxml2-dev, not a build of the whole package.
+# It compiles BuoyXML's and LineupTestSupport's sources and a three-line main with swiftc, so it
+# needs only the Swift toolchain and libxml2-dev, not a build of the whole package.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,6 +26,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 cat > "$work/main.swift" <<'SWIFT'
 import Foundation
+import LineupTestSupport
 
 let arguments = CommandLine.arguments
 let samples = SampleObservations(seed: UInt64(arguments[2])!, count: Int(arguments[3])!, stations: Int(arguments[4])!)
@@ -39,10 +40,20 @@ for flag in $libxml_flags; do
     xcc_flags="$xcc_flags -Xcc $flag"
 done
 
+# Two modules, as in the package: BuoyXML, then LineupTestSupport (which holds the writer and
+# the sample sequence), each a static library beside its module file.
 # shellcheck disable=SC2086
-swiftc -O -swift-version 6 -module-name GenerateSamples \
+swiftc -O -swift-version 6 -parse-as-library -package-name lineup -module-name BuoyXML \
     -I "$root/Sources/CLibXML2" $xcc_flags \
-    "$root"/Sources/BuoyXML/*.swift "$root"/Sources/BuoyXML/Internal/*.swift "$work/main.swift" \
-    -lxml2 -o "$work/generate-samples"
+    -emit-module -emit-module-path "$work/BuoyXML.swiftmodule" -emit-library -static -o "$work/libBuoyXML.a" \
+    "$root"/Sources/BuoyXML/*.swift "$root"/Sources/BuoyXML/Internal/*.swift
+# shellcheck disable=SC2086
+swiftc -O -swift-version 6 -parse-as-library -package-name lineup -module-name LineupTestSupport \
+    -I "$work" -I "$root/Sources/CLibXML2" $xcc_flags \
+    -emit-module -emit-module-path "$work/LineupTestSupport.swiftmodule" -emit-library -static \
+    -o "$work/libLineupTestSupport.a" "$root"/Sources/LineupTestSupport/*.swift
+# shellcheck disable=SC2086
+swiftc -O -swift-version 6 -I "$work" -I "$root/Sources/CLibXML2" $xcc_flags "$work/main.swift" \
+    -L "$work" -lLineupTestSupport -lBuoyXML -lxml2 -o "$work/generate-samples"
 
 "$work/generate-samples" "$output" "$seed" "$count" "$stations"

@@ -1,7 +1,7 @@
 /// An error of the buoy XML reader: a file that cannot be read, a document that is not
 /// well-formed XML, a well-formed document of a format the reader does not know, a document
 /// of a known format that holds nothing the reader can deliver, or a document that exceeds a
-/// ``BuoyXMLLimits`` bound; or of ``SOSDocumentWriter``: a file that cannot be written.
+/// ``BuoyXMLLimits`` bound.
 ///
 /// The ``description`` always names the file and, when known, the line and column, so that it
 /// can be written as-is into a log line or a job failure report. Messages come from libxml2
@@ -17,7 +17,6 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
             case nothingReadable
             case limitExceeded
             case externalEntity
-            case unwritableFile
         }
 
         private let value: Value
@@ -50,9 +49,6 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The document declares an external entity (`<!ENTITY x SYSTEM "...">`). Such a
         /// document is refused rather than read without it: its content was never read.
         public static let externalEntity = Code(.externalEntity)
-        /// ``SOSDocumentWriter`` could not create, write or move its file;
-        /// ``BuoyXMLError/systemErrorNumber`` holds `errno` when a system call failed.
-        public static let unwritableFile = Code(.unwritableFile)
 
         public var description: String {
             switch value {
@@ -62,7 +58,6 @@ public struct BuoyXMLError: Error, Hashable, Sendable, CustomStringConvertible {
             case .nothingReadable: "nothing readable"
             case .limitExceeded: "limit exceeded"
             case .externalEntity: "external entity"
-            case .unwritableFile: "unwritable file"
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LineupTestSupport
 
 /// One generated journal row, in the column order of ``BenchEntry``.
 struct BenchRow {
@@ -19,7 +20,8 @@ struct BenchRow {
 struct BenchRowGenerator {
     static let defaultSeed: UInt64 = 0x5EED_2024_0C0F_FEE5
 
-    private var state: UInt64
+    /// SplitMix64, so that both sides of a benchmark get the same rows on every machine.
+    private var random: SeededRandom
     private let heights = ["1-2 ft", "2-3 ft", "3-4 ft", "4-6 ft", "6-8 ft", "8-10 ft", "10-12 ft", "overhead", "flat"]
     private let periods = (6...20).map { "\($0) s" }
     private let winds = ["glassy", "offshore 5 kt", "offshore 10 kt", "cross 8 kt", "onshore 12 kt", "onshore 20 kt"]
@@ -34,30 +36,21 @@ struct BenchRowGenerator {
     private let dateSpan: UInt64 = 15 * 365 * 86_400
 
     init(seed: UInt64 = BenchRowGenerator.defaultSeed) {
-        state = seed
-    }
-
-    /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and a good enough spread for test data.
-    private mutating func nextRandom() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        random = SeededRandom(seed: seed)
     }
 
     private mutating func pick(_ table: [String]) -> String {
-        table[Int(nextRandom() % UInt64(table.count))]
+        table[Int(random.next() % UInt64(table.count))]
     }
 
     mutating func next() -> BenchRow {
-        let date = firstDate + Double(nextRandom() % dateSpan)
+        let date = firstDate + Double(random.next() % dateSpan)
         let height = pick(heights)
         let period = pick(periods)
         let wind = pick(winds)
         let location = pick(locations)
         // One session in ten has no rating, as in a real journal.
-        let ratingDraw = Int(nextRandom() % 10)
+        let ratingDraw = Int(random.next() % 10)
         let rating: Int? = ratingDraw == 0 ? nil : 1 + ratingDraw % 5
         return BenchRow(date: date, height: height, period: period, wind: wind, location: location, rating: rating)
     }

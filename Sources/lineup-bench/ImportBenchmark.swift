@@ -3,6 +3,7 @@ import Foundation
 import LineupSpool
 import LineupStore
 import SurfJournal
+import LineupTestSupport
 
 /// `lineup-bench import`: a buoy XML import end to end, beside libxml2 + raw SQLite (issue 4).
 ///

@@ -3,6 +3,7 @@ import Foundation
 import GRDBSQLite
 import LineupStore
 import SurfJournal
+import LineupTestSupport
 
 /// The store the export and statistics benchmarks read: made by `PersistentContainer` (so the
 /// schema, indexes and metadata are Lineup's), closed, then filled through SQLite's C API —

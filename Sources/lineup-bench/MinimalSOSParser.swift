@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import LineupTestSupport
 
 /// One row of an SOS `swe:values` block, as the import baseline reads it.
 struct MinimalSOSRow {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDBSQLite
+import LineupTestSupport
 
 /// What the import baseline measured.
 struct RawImportResult {

@@ -3,6 +3,7 @@ import LineupJobs
 import LineupSpool
 import LineupStore
 import SurfJournal
+import LineupTestSupport
 
 /// `lineup-bench statistics`: the statistics task beside the same SQL in `sqlite3` (issue 4).
 ///

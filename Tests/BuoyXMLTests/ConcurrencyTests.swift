@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import LineupTestSupport
 
 /// Parses share no state: two files read at the same time on two threads give what they give
 /// alone (run under `--sanitize=thread` to check for races).

@@ -1,6 +1,7 @@
 import BuoyXML
 import Foundation
 import Testing
+import LineupTestSupport
 
 /// Every way a file can fail to be a usable document, each with an error that names the file,
 /// the line and the column.

@@ -1,6 +1,7 @@
 import BuoyXML
 import Foundation
 import Testing
+import LineupTestSupport
 
 @Suite("SOS writer and sample observations")
 struct SOSWriterTests {
@@ -147,10 +148,9 @@ struct SOSWriterTests {
     func failuresAndCleanUp() throws {
         let directory = try TemporaryDirectory()
         let nowhere = directory.url.appendingPathComponent("missing/dir/out.xml")
-        let error = try #require(buoyXMLError { _ = try SOSDocumentWriter(url: nowhere) })
-        #expect(error.code == .unwritableFile)
-        #expect(error.file == nowhere.path)
-        #expect(error.systemErrorNumber == ENOENT)
+        let error = #expect(throws: FixtureWriteError.self) { _ = try SOSDocumentWriter(url: nowhere) }
+        #expect(error?.path == nowhere.path)
+        #expect(error?.systemErrorNumber == ENOENT)
 
         do {
             let writer = try SOSDocumentWriter(url: directory.url.appendingPathComponent("dropped.xml"))

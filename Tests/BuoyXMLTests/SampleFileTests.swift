@@ -1,6 +1,7 @@
 import BuoyXML
 import Foundation
 import Testing
+import LineupTestSupport
 
 /// The committed files of `samples/` parse, with the values they were written with.
 @Suite("Sample files")

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import LineupSpool
 import Testing
+import LineupTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import BuoyXML
 import Foundation
 import LineupSpool
 import Testing
+import LineupTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import LineupSpool
 import Testing
+import LineupTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import LineupJobs
 import Testing
+import LineupTestSupport
 
 @Suite struct RetryPolicyTests {
     let policy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(1), maxDelay: .seconds(60))
@@ -34,7 +35,7 @@ import Testing
     }
 
     @Test func everyDelayLiesBetweenZeroAndTheCeiling() {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for attempt in 1...12 {
             for _ in 0..<50 {
                 let jitter = Double.random(in: 0..<1, using: &generator)
@@ -66,18 +67,5 @@ import Testing
         #expect(policy.overridden(maxAttempts: nil, baseDelaySeconds: nil) == policy)
         // A base delay above the cap raises the cap: the job asked for at least that long.
         #expect(policy.overridden(maxAttempts: nil, baseDelaySeconds: 90).maxDelay == .seconds(90))
-    }
-}
-
-/// A small seeded generator, so that the property test is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

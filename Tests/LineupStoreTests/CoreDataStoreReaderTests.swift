@@ -1,6 +1,7 @@
 import Foundation
 import LineupStore
 import Testing
+import LineupTestSupport
 
 #if canImport(Glibc)
 import Glibc

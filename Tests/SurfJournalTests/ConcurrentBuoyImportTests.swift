@@ -3,6 +3,7 @@ import Foundation
 import LineupStore
 @testable import SurfJournal
 import Testing
+import LineupTestSupport
 
 /// Two imports of overlapping observations at once: found by the crash soak, where imports of
 /// overlapping SOS documents failed each other's attempts with version conflicts until one ran

@@ -4,6 +4,7 @@ import LineupStore
 import Logging
 @testable import SurfJournal
 import Testing
+import LineupTestSupport
 
 /// `JournalEntry`'s natural key, (source store UUID, Z_PK): re-runs, two imports of one store at
 /// once, and stores written before the key existed.
@@ -13,7 +14,7 @@ import Testing
 
     @Test func reImportingAddsNothingForEntriesWithoutADateOrALocation() throws {
         let fixture = try JournalFixture()
-        try fixture.writeInput("nulls.sqlite", JournalStoreFixtures.entriesWithoutDateOrLocation)
+        try fixture.writeInput("nulls.sqlite", CoreDataStoreFixtures.journalEntriesWithoutDateOrLocation)
         let first = try fixture.runSucceeding(Self.importFixture)
         #expect(first.counts["inserted"] == 6, "each Core Data row is an entry, the two alike ones and the two at one time included")
         let again = try fixture.runSucceeding(Self.importFixture)
@@ -25,10 +26,10 @@ import Testing
 
     @Test func anEntryEditedInTheAppIsUpdatedNotAddedAgain() throws {
         let fixture = try JournalFixture()
-        try fixture.writeInput("nulls.sqlite", JournalStoreFixtures.entriesWithoutDateOrLocation)
+        try fixture.writeInput("nulls.sqlite", CoreDataStoreFixtures.journalEntriesWithoutDateOrLocation)
         _ = try fixture.runSucceeding(Self.importFixture)
         // The same store after the surfer moved entry 1 to another spot: the Z_PK stays.
-        var edited = JournalStoreFixtures.entriesWithoutDateOrLocation
+        var edited = CoreDataStoreFixtures.journalEntriesWithoutDateOrLocation
         let range = try #require(edited.range(of: Data("C Street".utf8)))
         edited.replaceSubrange(range, with: Data("Rincon!!".utf8))
         try fixture.writeInput("nulls.sqlite", edited)
@@ -41,7 +42,7 @@ import Testing
 
     @Test func aStoreWithoutAUUIDIsRefusedByName() throws {
         let fixture = try JournalFixture()
-        var noUUID = JournalStoreFixtures.entriesWithoutDateOrLocation
+        var noUUID = CoreDataStoreFixtures.journalEntriesWithoutDateOrLocation
         let range = try #require(noUUID.range(of: Data(Self.fixtureStoreUUID.utf8)))
         noUUID.replaceSubrange(range, with: Data(repeating: 0x20, count: range.count))
         try fixture.writeInput("nouuid.sqlite", noUUID)
@@ -59,7 +60,7 @@ import Testing
     @Test(arguments: [false, true])
     func theSecondOfTwoConcurrentImportsConflictsAndItsRetryUpserts(flushedBetween: Bool) throws {
         let fixture = try JournalFixture()
-        try fixture.writeInput("nulls.sqlite", JournalStoreFixtures.entriesWithoutDateOrLocation)
+        try fixture.writeInput("nulls.sqlite", CoreDataStoreFixtures.journalEntriesWithoutDateOrLocation)
         let reader = try CoreDataStoreReader(url: fixture.input.appendingPathComponent("nulls.sqlite"))
         defer { try? reader.close() }
         var rows: [CoreDataRow] = []
@@ -138,7 +139,7 @@ import Testing
                 ])
         }
         #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 6, "opening migrated in place")
-        try fixture.writeInput("nulls.sqlite", JournalStoreFixtures.entriesWithoutDateOrLocation)
+        try fixture.writeInput("nulls.sqlite", CoreDataStoreFixtures.journalEntriesWithoutDateOrLocation)
         let first = try fixture.runSucceeding(Self.importFixture)
         #expect(first.counts["adopted"] == 5)
         #expect(first.counts["inserted"] == 1, "row 7, which the old key had folded into row 1")

@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 /// Reading and writing of UTC times by hand: the reader meets one time per SOS row, so no
 /// `ISO8601DateFormatter` or `Calendar` is involved.
-enum UTCTimestamp {
+package enum UTCTimestamp {
     /// Days from 1970-01-01 to the given proleptic Gregorian date (H. Hinnant's algorithm).
     static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
@@ -101,7 +101,7 @@ enum UTCTimestamp {
     }
 
     /// Appends `date` as `yyyy-MM-ddTHH:mm:ssZ`, with milliseconds when it has a fraction.
-    static func appendISO8601(_ date: Date, to output: inout [UInt8]) {
+    package static func appendISO8601(_ date: Date, to output: inout [UInt8]) {
         let interval = date.timeIntervalSince1970
         var whole = Int(interval.rounded(.down))
         var millis = Int(((interval - Double(whole)) * 1000).rounded())
@@ -135,7 +135,7 @@ enum UTCTimestamp {
     }
 
     /// `date` as `yyyy-MM-ddTHH:mm:ssZ`.
-    static func iso8601String(_ date: Date) -> String {
+    package static func iso8601String(_ date: Date) -> String {
         var bytes: [UInt8] = []
         appendISO8601(date, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)

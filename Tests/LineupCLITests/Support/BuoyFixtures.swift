@@ -1,5 +1,6 @@
 import BuoyXML
 import Foundation
+import LineupTestSupport
 
 /// Buoy XML inputs for the daemon: the samples the project ships, and SOS documents written
 /// here with BuoyXML's own writer, whose (station, time) keys are known.

@@ -1,3 +1,4 @@
+public import BuoyXML
 public import Foundation
 
 #if canImport(Glibc)
@@ -57,12 +58,9 @@ public final class SOSDocumentWriter {
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let number = errno
-            throw BuoyXMLError(
-                code: .unwritableFile,
-                file: url.path,
-                message: "cannot create a temporary file: \(String(cString: strerror(number)))",
-                systemErrorNumber: number
-            )
+            throw FixtureWriteError(
+                path: url.path, message: "cannot create a temporary file: \(String(cString: strerror(number)))",
+                systemErrorNumber: number)
         }
         self.stations = Dictionary(stations.map { ($0.stationID, $0) }, uniquingKeysWith: { first, _ in first })
         self.samplingTimes = samplingTimes
@@ -358,14 +356,10 @@ public final class SOSDocumentWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    private func systemError(_ message: String) -> BuoyXMLError {
+    private func systemError(_ message: String) -> FixtureWriteError {
         let number = errno
-        return BuoyXMLError(
-            code: .unwritableFile,
-            file: url.path,
-            message: "\(message): \(String(cString: strerror(number)))",
-            systemErrorNumber: number
-        )
+        return FixtureWriteError(
+            path: url.path, message: "\(message): \(String(cString: strerror(number)))", systemErrorNumber: number)
     }
 
     private static func escaped(_ text: String) -> String {

@@ -1,3 +1,4 @@
+public import BuoyXML
 public import Foundation
 
 /// A deterministic sequence of invented but realistic observations, for samples, tests and
@@ -77,14 +78,14 @@ public struct SampleObservations: Sequence, Hashable, Sendable {
     /// Produces the records of a ``SampleObservations`` sequence.
     public struct Iterator: IteratorProtocol, Sendable {
         private let samples: SampleObservations
-        private var random: SplitMix64
+        private var random: SeededRandom
         private var stationIndex = 0
         private var row = 0
         private var phases: [Double] = []
 
         fileprivate init(samples: SampleObservations) {
             self.samples = samples
-            self.random = SplitMix64(seed: samples.seed)
+            self.random = SeededRandom(seed: samples.seed)
         }
 
         public mutating func next() -> BuoyObservationRecord? {
@@ -158,28 +159,6 @@ public struct SampleObservations: Sequence, Hashable, Sendable {
             let wrapped = value.truncatingRemainder(dividingBy: 360)
             return wrapped < 0 ? wrapped + 360 : wrapped
         }
-    }
-}
-
-/// Steele, Lea and Flood's SplitMix64: small, fast, and the same on every platform.
-struct SplitMix64: Hashable, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform value in 0..<1.
-    mutating func nextUnit() -> Double {
-        Double(next() >> 11) / Double(UInt64(1) << 53)
     }
 }
 
