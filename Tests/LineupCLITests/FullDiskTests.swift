@@ -52,6 +52,12 @@ extension DaemonTests {
                         guard daemon.isRunning else { throw HarnessError("lineupd exited: \(daemon.logTail())") }
                         return sandbox.daemonLog.components(separatedBy: Sandbox.startedLine).count > before
                     }
+                    // The first status.json is written just after that line: wait for it, so that
+                    // the disk is filled around an idle daemon (a slow one, under ThreadSanitizer,
+                    // wrote it into the room made for the job files).
+                    try await sandbox.poll("lineupd to write its first status", daemon: daemon) {
+                        FileManager.default.fileExists(atPath: spool.appending(path: "status.json").path)
+                    }
                     return daemon
                 }
                 func enqueue(_ number: Int) async throws -> CommandResult {
