@@ -114,6 +114,7 @@ struct CoreDataStoreReaderTests {
         #expect(entity.attributes.map(\.declaredType) == ["INTEGER", "TIMESTAMP", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"])
         #expect(reader.storeUUID == "D246D1F7-4A2D-462D-AE31-1A41C47E7B6C")
         #expect(reader.entity(named: "journalentry") == nil)
+        #expect(reader.warnings.isEmpty, "a complete store raises no doubt")
     }
 
     @Test("streams all 5,000 rows from the -wal in Z_PK order, in batches")
@@ -222,11 +223,16 @@ struct CoreDataStoreReaderTests {
         #expect(error.description.contains(directory.url.path))
     }
 
-    @Test("the .sqlite copied without its -wal holds no rows: the rows are in the -wal")
+    @Test("the .sqlite copied without its -wal holds no rows, and the reader says why, naming the file")
     func sqliteFileAloneIsEmpty() throws {
         let directory = try ScratchDirectory()
         let store = try directory.copySurfJournal(suffixes: [""])
         let reader = try CoreDataStoreReader(url: store)
+
+        // An empty journal is not reported as the truth.
+        #expect(reader.warnings.map(\.code) == [.walFileMissing])
+        #expect(reader.warnings.first?.path == store.path)
+        #expect(reader.warnings.first?.description.contains("SurfJournalModel.sqlite-wal is not beside it") == true)
 
         let entity = try #require(reader.entity(named: "JournalEntry"))
         #expect(entity.rowCount == 0)
@@ -237,6 +243,14 @@ struct CoreDataStoreReaderTests {
     }
 
     // MARK: - Iteration
+
+    @Test("a store in rollback-journal mode needs no -wal and raises no doubt")
+    func rollbackJournalStoreHasNoWarning() throws {
+        let directory = try ScratchDirectory()
+        let store = try directory.write(CoreDataStoreFixtures.inheritanceStore, to: "Spots.sqlite")
+        let reader = try CoreDataStoreReader(url: store)
+        #expect(reader.warnings.isEmpty)
+    }
 
     @Test("an error thrown by the body stops the iteration and comes out unchanged")
     func bodyErrorIsRethrown() throws {

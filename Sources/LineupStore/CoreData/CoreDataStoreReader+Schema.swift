@@ -22,7 +22,10 @@ extension CoreDataStoreReader {
     ///
     /// An empty file passes: SQLite reads it as an empty database, which then fails the Core
     /// Data check with a clear message.
-    static func checkIsSQLiteFile(at path: String) throws {
+    /// Returns whether the header says the database is in WAL mode (file format write and read
+    /// versions, bytes 18 and 19, both 2).
+    @discardableResult
+    static func checkIsSQLiteFile(at path: String) throws -> Bool {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CoreDataStoreError(code: .fileNotFound, path: path, reason: "no such file")
@@ -36,17 +39,18 @@ extension CoreDataStoreReader {
         defer { try? handle.close() }
         let header: Data
         do {
-            header = try handle.read(upToCount: 16) ?? Data()
+            header = try handle.read(upToCount: 20) ?? Data()
         } catch {
             throw CoreDataStoreError(code: .cannotOpen, path: path, reason: "reading the file header failed", underlyingError: error)
         }
-        if !header.isEmpty && header != Data("SQLite format 3\0".utf8) {
+        if !header.isEmpty && header.prefix(16) != Data("SQLite format 3\0".utf8) {
             throw CoreDataStoreError(
                 code: .notADatabase,
                 path: path,
                 reason: "not an SQLite database (the file does not start with the SQLite header)"
             )
         }
+        return header.count == 20 && header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
     }
 
     /// Explains an SQLite failure to open the store, naming the files involved.

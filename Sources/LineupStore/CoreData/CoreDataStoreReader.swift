@@ -30,6 +30,10 @@ public final class CoreDataStoreReader: Sendable {
     public let entities: [CoreDataEntity]
     /// The store's UUID from `Z_METADATA` (`Z_UUID`), if recorded.
     public let storeUUID: String?
+    /// What makes the rows read doubtful without stopping the read, e.g. a store in WAL mode
+    /// whose `-wal` file is missing (``CoreDataStoreWarning/Code/walFileMissing``): show them
+    /// with the result, never drop them.
+    public let warnings: [CoreDataStoreWarning]
 
     private let database: GRDB.DatabaseQueue
     private let path: String
@@ -53,7 +57,16 @@ public final class CoreDataStoreReader: Sendable {
         let path = url.path
         self.url = url
         self.path = path
-        try Self.checkIsSQLiteFile(at: path)
+        let isWALMode = try Self.checkIsSQLiteFile(at: path)
+        var warnings: [CoreDataStoreWarning] = []
+        if isWALMode && !FileManager.default.fileExists(atPath: path + "-wal") {
+            warnings.append(
+                CoreDataStoreWarning(
+                    code: .walFileMissing, path: path,
+                    message:
+                        "the store is in WAL mode and \(url.lastPathComponent)-wal is not beside it: the rows a Core Data app saved since its last checkpoint are in that file, so this store may read as partial or empty; copy the store with its -wal and -shm"
+                ))
+        }
 
         var configuration = GRDB.Configuration()
         configuration.readonly = true
@@ -74,6 +87,7 @@ public final class CoreDataStoreReader: Sendable {
         self.database = database
         self.entities = schema.entities
         self.storeUUID = schema.storeUUID
+        self.warnings = warnings
     }
 
     /// The entity of that name (case-sensitive, as in the model), if the store has it.

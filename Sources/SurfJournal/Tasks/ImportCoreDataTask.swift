@@ -50,6 +50,9 @@ public final class ImportCoreDataTask: JobTask, @unchecked Sendable {
                 "\(input.path) records no store UUID (Z_UUID in Z_METADATA): its entries could not be told from another store's, so a re-run would import them again",
                 isRetryable: false)
         }
+        for warning in reader.warnings {
+            logger.warning("the store may be incomplete", metadata: ["warning": "\(warning)"])
+        }
         let total = Int64(entity.rowCount)
         reportProgress(completed: 0, total: total)
         var upserter = JournalEntryUpserter(context: context, sourceStoreUUID: storeUUID)
@@ -66,12 +69,16 @@ public final class ImportCoreDataTask: JobTask, @unchecked Sendable {
         var summary = "imported \(counts.inserted) journal entries from \(input.lastPathComponent) (\(counts.unchanged) already there"
         if counts.updated > 0 { summary += ", \(counts.updated) updated" }
         if counts.adopted > 0 { summary += ", \(counts.adopted) imported before without their source" }
+        summary += ")"
+        // Never an empty journal reported as the truth: the summary says why it may be partial.
+        for warning in reader.warnings { summary += "; warning: \(warning.message)" }
         return JobOutcome(
-            summary: summary + ")",
+            summary: summary,
             counts: [
                 "entries": Int(done), "inserted": counts.inserted, "updated": counts.updated,
                 "unchanged": counts.unchanged, "adopted": counts.adopted,
-            ])
+            ],
+            details: reader.warnings.isEmpty ? [:] : ["warnings": .array(reader.warnings.map { .string($0.description) })])
     }
 
     /// Saves a batch into the main context. A conflict there means that another job saved some of
