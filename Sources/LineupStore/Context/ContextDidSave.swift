@@ -107,12 +107,14 @@ extension ManagedObjectContext {
                     object.values = row.values
                     object.stamp = row.stamp
                     object.baseStamp = row.stamp
+                    noteObjectChange { $0.noteRefreshed(id) }
                 case .clean:
                     var values = row.values
                     for index in object.changedMask.indexes { values[index] = object.values[index] }
                     object.values = values
                     object.committedValuesStorage = row.values
                     object.baseStamp = row.stamp
+                    noteObjectChange { $0.noteRefreshed(id) }
                 case .deleted(.pending):
                     // The delete stands, over the new version.
                     object.values = row.values
@@ -142,6 +144,7 @@ extension ManagedObjectContext {
         object.changedMask = .empty
         object.committedValuesStorage = nil
         changedObjects[object.objectID] = object
+        noteObjectChange { $0.noteDeleted(object.objectID) }
     }
 
     /// Calls the observers, building the event only if there are any: a bulk import with nobody

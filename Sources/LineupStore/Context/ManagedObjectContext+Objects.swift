@@ -112,6 +112,7 @@ extension ManagedObjectContext {
         case .deleted, .inaccessible, .detached:
             return
         }
+        noteObjectChange { $0.noteDeleted(object.objectID) }
         needsPublish = true
     }
 
@@ -156,6 +157,7 @@ extension ManagedObjectContext {
     func registerInserted(_ object: ManagedObject) {
         changedObjects[object.objectID] = object
         insertedInOrder.append(object)
+        noteObjectChange { $0.noteInserted(object.objectID) }
         needsPublish = true
     }
 

@@ -12,6 +12,11 @@ extension ManagedObjectContext {
     public func save() throws {
         preconditionOnQueue()
         guard hasChanges else { return }
+        postObjectsDidChange()
+        if postWillSave() {
+            // What the observers changed is saved, and posted first.
+            postObjectsDidChange()
+        }
         for object in changedObjects.values {
             switch object.state {
             case .inserted, .clean:
@@ -291,6 +296,14 @@ extension ManagedObjectContext {
     /// Applies a child's change to an object registered here.
     private func apply(_ change: RowChange, to object: ManagedObject) {
         let id = object.objectID
+        // A child's saved change of an object registered here is a change of that object here.
+        noteObjectChange { changes in
+            switch change.kind {
+            case .insert: changes.noteInserted(id)
+            case .update: changes.noteUpdated(id)
+            case .delete: changes.noteDeleted(id)
+            }
+        }
         switch change.kind {
         case .delete:
             if case .inserted = object.state {

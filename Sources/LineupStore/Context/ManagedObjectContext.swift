@@ -2,6 +2,7 @@ import Dispatch
 public import Foundation
 import Logging
 import LineupLocking
+import Synchronization
 
 /// A scratch pad of managed objects, with Core Data's multi-context semantics.
 ///
@@ -83,6 +84,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var lastInsertedEntity: EntityDescription?
     /// Faults handed out by a batched fetch, with their batch.
     var faultBatches: [ObjectID: FaultBatch] = [:]
+    /// The changes for the next ``ObjectsDidChange`` event (recorded only while it is observed).
+    var unpostedObjectChanges = ObjectsDidChange()
 
     // MARK: Shared state
 
@@ -93,6 +96,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let settings: Locked<Settings>
     let children = Locked<[WeakContext]>([])
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
+    let objectsDidChangeObservers = Locked<[UUID: @Sendable (ObjectsDidChange) -> Void]>([:])
+    let willSaveObservers = Locked<[UUID: @Sendable (ContextWillSave) -> Void]>([:])
+    /// Whether anyone observes ``ObjectsDidChange``: read at every change of an object, so an
+    /// atomic flag rather than the observers' lock.
+    let observesObjectChanges = Atomic<Bool>(false)
 
     struct Settings {
         var mergePolicy: MergePolicy?
@@ -236,10 +244,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
 
-    /// Publishes the unsaved changes for descendants. Runs at the end of every outermost
-    /// `perform`/`performAndWait` block, and at every save; call it to publish earlier.
+    /// Posts the ``ObjectsDidChange`` event of the changes made since the last one, and publishes
+    /// the unsaved changes for descendants. Runs at the end of every outermost
+    /// `perform`/`performAndWait` block, and at every save; call it to do both earlier.
     public func processPendingChanges() {
         preconditionOnQueue()
+        postObjectsDidChange()
         guard needsPublish else { return }
         needsPublish = false
         var snapshot = pendingChanges()

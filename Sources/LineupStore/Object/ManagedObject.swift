@@ -187,6 +187,7 @@ open class ManagedObject {
             }
             values[index] = value
             changedMask.insert(index)
+            managedObjectContext?.noteObjectChange { $0.noteUpdated(objectID) }
         case .deleted, .inaccessible, .detached, .fault:
             preconditionFailure("\(objectID): cannot set \(entity.properties[index].name) on a deleted object")
         }
