@@ -4,7 +4,7 @@
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
-            case objectNotFound, mergeConflict, validationFailed, storeNotOurs, storeCorrupt,
+            case objectNotFound, mergeConflict, validationFailed, deleteDenied, storeNotOurs, storeCorrupt,
                 storeNewerThanModel, migrationUnsupported, sqlite
         }
         private let value: Value
@@ -16,6 +16,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let mergeConflict = Code(.mergeConflict)
         /// An object refused to be saved.
         public static let validationFailed = Code(.validationFailed)
+        /// A deleted object's relationship with the `.deny` rule still reaches objects that are
+        /// not deleted; the message names them. Nothing was saved.
+        public static let deleteDenied = Code(.deleteDenied)
         /// The file is an SQLite database that Lineup did not create.
         public static let storeNotOurs = Code(.storeNotOurs)
         /// The file is not a readable SQLite database.

@@ -47,6 +47,9 @@ extension ManagedObjectContext {
     ) throws {
         preconditionOnQueue()
         precondition(batchSize > 0, "batchSize must be positive")
+        var request = request
+        request.predicate = FetchPredicate(
+            try resolvingRelationships(request.predicate.node, includesPendingChanges: request.includesPendingChanges))
         if request.includesPendingChanges && !pendingOverlay().isEmpty(for: entity) {
             // Unsaved changes must be merged into the order: fetch, then hand out in batches.
             let rows = try fetchRows(request, entity: entity, keysOnly: false)

@@ -35,6 +35,9 @@ extension ManagedObjectContext {
     public func count<Object: ManagedObject>(for request: FetchRequest<Object>) throws -> Int {
         preconditionOnQueue()
         let entity = try entity(of: Object.self)
+        var request = request
+        request.predicate = FetchPredicate(
+            try resolvingRelationships(request.predicate.node, includesPendingChanges: request.includesPendingChanges))
         if !request.includesPendingChanges || pendingOverlay().isEmpty(for: entity),
             request.fetchLimit == nil, request.fetchOffset == 0
         {
@@ -66,6 +69,9 @@ extension ManagedObjectContext {
     func fetchRows<Object>(
         _ request: FetchRequest<Object>, entity: EntityDescription, keysOnly: Bool
     ) throws -> [(ObjectID, RowSnapshot)] {
+        var request = request
+        request.predicate = FetchPredicate(
+            try resolvingRelationships(request.predicate.node, includesPendingChanges: request.includesPendingChanges))
         let sorts = request.sortDescriptors.map { (entity.propertyIndex($0.property), $0.ascending) }
         var arguments: [StoreValue] = []
         let condition = request.predicate.node.sql(&arguments)
@@ -86,7 +92,7 @@ extension ManagedObjectContext {
         var matches: [(ObjectID, RowSnapshot)] = []
         func consider(_ id: ObjectID, _ change: RowChange) {
             pendingCount += 1
-            if change.kind != .delete && request.predicate.node.evaluate(change.values, entity: entity) {
+            if change.kind != .delete && request.predicate.node.evaluate(change.values, primaryKey: id.primaryKey, entity: entity) {
                 matches.append((id, RowSnapshot(values: change.values, stamp: change.stamp)))
             }
         }

@@ -17,6 +17,7 @@ extension ManagedObjectContext {
             // What the observers changed is saved, and posted first.
             postObjectsDidChange()
         }
+        try applyDeleteRules()
         for object in changedObjects.values {
             switch object.state {
             case .inserted, .clean:

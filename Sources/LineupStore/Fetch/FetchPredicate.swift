@@ -51,6 +51,12 @@ indirect enum PredicateNode: Sendable {
     case and(PredicateNode, PredicateNode)
     case or(PredicateNode, PredicateNode)
     case not(PredicateNode)
+    /// How many objects a to-many relationship reaches that match a predicate, compared with a
+    /// number (`ANY` is a count above 0).
+    case related(RelatedCondition)
+    /// The row's primary key is one of these: what a `related` condition becomes once a context
+    /// has counted the related objects as it sees them.
+    case primaryKeyIn(Set<Int64>)
 }
 
 private func compare<Object, Value: StoreValueConvertible>(
@@ -126,6 +132,17 @@ extension PredicateNode {
         case let .not(operand):
             // Two-valued, like `evaluate`: NOT of a comparison with NULL is true.
             return "(NOT coalesce(\(operand.sql(&arguments)), 0))"
+        case let .related(condition):
+            // Correlated on the outer table by name: the subquery's own columns are unqualified,
+            // and SQL resolves them in the subquery's table first.
+            let destination = quoted(condition.destination)
+            let count =
+                "(SELECT COUNT(*) FROM \(destination) WHERE \(destination).\(quoted(condition.inverse)) = \(quoted(condition.source)).pk AND \(condition.predicate.sql(&arguments)))"
+            arguments.append(.integer(Int64(condition.count)))
+            return "(\(count) \(condition.comparison.rawValue) ?)"
+        case let .primaryKeyIn(keys):
+            // Integers only, written as literals: no statement grows a parameter per key.
+            return keys.isEmpty ? "0" : "pk IN (\(keys.sorted().map(String.init).joined(separator: ",")))"
         }
     }
 
@@ -154,8 +171,9 @@ extension PredicateNode {
         }
     }
 
-    /// Evaluates the predicate on a row in memory (for unsaved changes).
-    func evaluate(_ values: [StoreValue], entity: EntityDescription) -> Bool {
+    /// Evaluates the predicate on a row in memory (for unsaved changes). A `related` condition must
+    /// have been resolved first (see `ManagedObjectContext.resolvingRelationships`).
+    func evaluate(_ values: [StoreValue], primaryKey: Int64, entity: EntityDescription) -> Bool {
         switch self {
         case let .constant(value):
             return value
@@ -183,11 +201,17 @@ extension PredicateNode {
             guard case let .text(text) = values[entity.propertyIndex(property)] else { return false }
             return substring.isEmpty || asciiLowercased(text).contains(asciiLowercased(substring))
         case let .and(lhs, rhs):
-            return lhs.evaluate(values, entity: entity) && rhs.evaluate(values, entity: entity)
+            return lhs.evaluate(values, primaryKey: primaryKey, entity: entity)
+                && rhs.evaluate(values, primaryKey: primaryKey, entity: entity)
         case let .or(lhs, rhs):
-            return lhs.evaluate(values, entity: entity) || rhs.evaluate(values, entity: entity)
+            return lhs.evaluate(values, primaryKey: primaryKey, entity: entity)
+                || rhs.evaluate(values, primaryKey: primaryKey, entity: entity)
         case let .not(operand):
-            return !operand.evaluate(values, entity: entity)
+            return !operand.evaluate(values, primaryKey: primaryKey, entity: entity)
+        case .related:
+            preconditionFailure("a relationship condition is counted by a context before rows are tested")
+        case let .primaryKeyIn(keys):
+            return keys.contains(primaryKey)
         }
     }
 }

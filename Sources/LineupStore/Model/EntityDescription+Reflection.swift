@@ -84,19 +84,26 @@ final class EntityCache: Sendable {
         let prototype = type.makePrototype(entity: placeholder)
         var properties: [PropertyDescription] = []
         var defaults: [StoreValue] = []
+        var relationships: [RelationshipDescription] = []
         // The prototype refers to the placeholder without retaining it.
         defer { withExtendedLifetime(placeholder) {} }
         for child in Mirror(reflecting: prototype).children {
-            guard let declaration = child.value as? any PersistentPropertyDeclaration else {
+            let property = child.value as? any PersistentPropertyDeclaration
+            let relationship = child.value as? any RelationshipDeclaration
+            guard property != nil || relationship != nil else {
                 preconditionFailure(
-                    "\(type).\(child.label ?? "?"): a ManagedObject subclass may only store @Attribute and @Relationship properties"
+                    "\(type).\(child.label ?? "?"): a ManagedObject subclass may only store @Attribute, @Relationship and @ToMany properties"
                 )
             }
-            properties.append(declaration.propertyDescription)
-            defaults.append(declaration.defaultStoreValue)
+            if let property {
+                properties.append(property.propertyDescription)
+                defaults.append(property.defaultStoreValue)
+            }
+            if let relationship { relationships.append(relationship.relationshipDescription) }
         }
         return EntityDescription(
             name: type.entityName, properties: properties, defaultValues: defaults,
-            uniquenessConstraints: type.uniquenessConstraints, indexes: type.indexes, objectType: type)
+            uniquenessConstraints: type.uniquenessConstraints, indexes: type.indexes, relationships: relationships,
+            objectType: type)
     }
 }

@@ -12,6 +12,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let uniquenessConstraints: [[String]]
     /// Extra indexes to create, each a list of property names.
     public let indexes: [[String]]
+    /// The relationships, to-one (each also a property) and to-many (no property: derived from
+    /// the inverse), with their inverses and delete rules.
+    public let relationships: [RelationshipDescription]
     /// Whether `uniquenessConstraints` has any: asked for every row a save moves.
     let hasUniquenessConstraints: Bool
     /// The positions in a row of each uniqueness constraint's properties.
@@ -29,6 +32,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         defaultValues: [StoreValue],
         uniquenessConstraints: [[String]],
         indexes: [[String]],
+        relationships: [RelationshipDescription] = [],
         objectType: ManagedObject.Type
     ) {
         precondition(properties.count <= PropertyMask.capacity, "\(name): at most \(PropertyMask.capacity) properties")
@@ -38,6 +42,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.uniquenessConstraints = uniquenessConstraints
         self.hasUniquenessConstraints = !uniquenessConstraints.isEmpty
         self.indexes = indexes
+        self.relationships = relationships
         self.objectType = objectType
         var indexes: [String: Int] = [:]
         for (index, property) in properties.enumerated() {
@@ -51,6 +56,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
             }
         }
         self.uniqueKeyPositions = uniquenessConstraints.map { $0.map { indexes[$0]! } }
+    }
+
+    /// The relationship of that name, if the entity has one.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationships.first { $0.name == name }
     }
 
     /// The index of a property in this entity's rows, or nil if it has no such property.

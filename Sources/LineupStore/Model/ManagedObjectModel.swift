@@ -31,9 +31,37 @@ public final class ManagedObjectModel: Sendable {
                 }
             }
         }
+        for entity in entities {
+            for relationship in entity.relationships {
+                Self.checkInverse(of: relationship, in: entity, byName)
+            }
+        }
         self.entities = entities
         self.entitiesByName = byName
         self.entitiesByType = byType
+    }
+
+    /// A relationship and its inverse must name each other; a to-many needs a to-one inverse.
+    private static func checkInverse(
+        of relationship: RelationshipDescription, in entity: EntityDescription, _ entities: [String: EntityDescription]
+    ) {
+        let path = "\(entity.name).\(relationship.name)"
+        guard let destination = entities[relationship.destinationEntityName] else {
+            preconditionFailure("\(path) refers to \(relationship.destinationEntityName), which is not in the model")
+        }
+        guard let inverseName = relationship.inverseName else {
+            precondition(relationship.kind == .toOne, "\(path): a to-many relationship needs an inverse")
+            return
+        }
+        guard let inverse = destination.relationship(named: inverseName) else {
+            preconditionFailure("\(path): its inverse \(destination.name).\(inverseName) is not a relationship")
+        }
+        precondition(
+            relationship.kind == .toOne || inverse.kind == .toOne,
+            "\(path): many-to-many relationships are not supported (\(destination.name).\(inverseName) is to-many too)")
+        precondition(
+            inverse.destinationEntityName == entity.name && (inverse.inverseName ?? relationship.name) == relationship.name,
+            "\(path) and \(destination.name).\(inverseName) must name each other as inverses")
     }
 
     public func entity(named name: String) -> EntityDescription? {

@@ -58,20 +58,29 @@ extension Attribute where Value: ExpressibleByNilLiteral {
 extension Attribute: Sendable {}
 
 /// Declares a to-one relationship of a ``ManagedObject`` subclass, stored as the destination's
-/// primary key:
+/// primary key, optionally with the destination's to-many inverse and a delete rule:
 ///
 /// ```swift
-/// @Relationship("station") var station: BuoyStation?
+/// @Relationship("station", inverse: "observations") var station: BuoyStation?
 /// ```
 ///
 /// Reading it gives the destination object of the same context (a fault until used); setting it
-/// to an object of another context is a programming error.
+/// to an object of another context is a programming error. Setting it also changes the inverse
+/// (see ``ToMany``), which is derived from it.
 @propertyWrapper
 public struct Relationship<Destination: ManagedObject> {
     @usableFromInline let name: String
+    let inverse: String?
+    let deleteRule: DeleteRule
 
-    public init(_ name: String) {
+    /// - Parameters:
+    ///   - inverse: the destination's ``ToMany`` relationship that leads back, if it has one.
+    ///   - deleteRule: what deleting this object does to the destination (Core Data's default,
+    ///     `.nullify`, has nothing to do: the inverse is derived).
+    public init(_ name: String, inverse: String? = nil, deleteRule: DeleteRule = .nullify) {
         self.name = name
+        self.inverse = inverse
+        self.deleteRule = deleteRule
     }
 
     @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
@@ -126,6 +135,19 @@ extension Relationship: Sendable {}
 protocol PersistentPropertyDeclaration {
     var propertyDescription: PropertyDescription { get }
     var defaultStoreValue: StoreValue { get }
+}
+
+/// What the model reads from a relationship's property wrapper.
+protocol RelationshipDeclaration {
+    var relationshipDescription: RelationshipDescription { get }
+}
+
+extension Relationship: RelationshipDeclaration {
+    var relationshipDescription: RelationshipDescription {
+        RelationshipDescription(
+            name: name, kind: .toOne, destinationEntityName: Destination.entityName, inverseName: inverse,
+            deleteRule: deleteRule)
+    }
 }
 
 extension Attribute: PersistentPropertyDeclaration {

@@ -111,6 +111,27 @@ extension SQLiteStore {
         }
     }
 
+    /// The number of rows of `destination` that match `condition`, by the key their `inverse`
+    /// column holds (rows with none are left out).
+    func relatedCounts(
+        of destination: EntityDescription, inverse: String, condition: String, arguments: [StoreValue],
+        on reader: StoreReader
+    ) throws -> [Int64: Int] {
+        let column = quoted(inverse)
+        let sql =
+            "SELECT \(column), count(*) FROM \(quoted(destination.name)) WHERE \(column) IS NOT NULL AND \(condition) GROUP BY \(column)"
+        return try read(on: reader) { db in
+            let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
+            statement.bind(arguments)
+            defer { statement.reset() }
+            var counts: [Int64: Int] = [:]
+            while try statement.step() {
+                counts[statement.int64(at: 0)] = Int(statement.int64(at: 1))
+            }
+            return counts
+        }
+    }
+
     func count(entity: EntityDescription, condition: String, arguments: [StoreValue], on reader: StoreReader) throws -> Int {
         let sql = "SELECT count(*) FROM \(quoted(entity.name)) WHERE \(condition)"
         return try read(on: reader) { db in

@@ -1,0 +1,50 @@
+extension FetchPredicate {
+    /// At least one object that the to-many relationship reaches matches `predicate` (Core Data's
+    /// `ANY`): `.any(\.observations, where: \.waveHeight > 3)`.
+    public static func any<Destination: ManagedObject>(
+        _ keyPath: KeyPath<Object, [Destination]>, where predicate: FetchPredicate<Destination> = .all
+    ) -> FetchPredicate {
+        count(keyPath, where: predicate) > 0
+    }
+
+    /// The number of objects that the to-many relationship reaches (and that match `predicate`),
+    /// to compare with a number (Core Data's `@count`):
+    /// `FetchPredicate<BuoyStation>.count(\.observations) >= 5` (a comparison's left side needs
+    /// its type spelled out).
+    public static func count<Destination: ManagedObject>(
+        _ keyPath: KeyPath<Object, [Destination]>, where predicate: FetchPredicate<Destination> = .all
+    ) -> RelationshipCount<Object> {
+        let entity = Object.entity
+        let name = entity.propertyName(for: keyPath)
+        guard let relationship = entity.relationship(named: name), relationship.kind == .toMany,
+            let inverse = relationship.inverseName
+        else {
+            preconditionFailure("\(entity.name).\(name) is not a to-many relationship")
+        }
+        return RelationshipCount(
+            source: entity.name, destination: relationship.destinationEntityName, inverse: inverse, predicate: predicate.node)
+    }
+}
+
+/// How many objects a to-many relationship reaches, in a predicate: compare it with a number.
+public struct RelationshipCount<Object: ManagedObject>: Sendable {
+    let source: String
+    let destination: String
+    let inverse: String
+    let predicate: PredicateNode
+
+    func compared(_ comparison: ComparisonOperator, _ count: Int) -> FetchPredicate<Object> {
+        FetchPredicate(
+            .related(
+                RelatedCondition(
+                    source: source, destination: destination, inverse: inverse, predicate: predicate,
+                    comparison: comparison, count: count)))
+    }
+}
+
+public func == <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.equal, rhs) }
+public func != <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.notEqual, rhs) }
+public func < <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.less, rhs) }
+public func <= <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.lessOrEqual, rhs) }
+public func > <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.greater, rhs) }
+public func >= <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.greaterOrEqual, rhs) }

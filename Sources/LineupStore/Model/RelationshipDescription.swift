@@ -1,0 +1,21 @@
+/// A relationship of an entity, with its inverse and its delete rule.
+///
+/// A to-one relationship is a column holding the destination's primary key. A to-many
+/// relationship is its to-one inverse seen from the other side: it has no column and no copy,
+/// it is derived in each context from the inverse's values as that context sees them (its own
+/// and its ancestors' unsaved changes over the store), so both sides agree in every context,
+/// through saves, rollback and merges, by construction. Core Data stores a one-to-many the same
+/// way in SQLite. Many-to-many relationships are not supported.
+public struct RelationshipDescription: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case toOne
+        case toMany
+    }
+
+    public let name: String
+    public let kind: Kind
+    public let destinationEntityName: String
+    /// The relationship of the destination that leads back; required for a to-many.
+    public let inverseName: String?
+    public let deleteRule: DeleteRule
+}
