@@ -4,7 +4,7 @@ public import LineupStore
 /// What one buoy measured at one time, in SI units whatever the source used; unique on
 /// (station, time). A missing value is nil, never 0.
 public final class BuoyObservation: ManagedObject {
-    @Relationship("station") public var station: BuoyStation?
+    @Relationship("station", inverse: "observations") public var station: BuoyStation?
     @Attribute("time") public var time: Date?
     /// Significant wave height, m.
     @Attribute("waveHeight") public var waveHeight: Double?
