@@ -64,20 +64,13 @@ extension ManagedObjectContext {
     /// Calls `observer` after every successful save of this context, on the saving queue. Keep the
     /// returned observation: releasing it ends the observation.
     public func observeDidSave(_ observer: @escaping @Sendable (ContextDidSave) -> Void) -> SaveObservation {
-        let key = UUID()
-        observers.withLock { $0[key] = observer }
-        return SaveObservation { [weak self] in
-            _ = self?.observers.withLock { $0.removeValue(forKey: key) }
-        }
+        didSaveObservers.add(observer)
     }
 
     /// The did-save events of this context, as an async sequence (ends when the task is cancelled
     /// and the stream released).
     public func didSaveEvents() -> AsyncStream<ContextDidSave> {
-        let (stream, continuation) = AsyncStream<ContextDidSave>.makeStream()
-        let observation = observeDidSave { continuation.yield($0) }
-        continuation.onTermination = { _ in observation.cancel() }
-        return stream
+        didSaveObservers.stream()
     }
 
     /// Applies another context's saved changes to this context's registered objects: updated
@@ -150,12 +143,7 @@ extension ManagedObjectContext {
     /// Calls the observers, building the event only if there are any: a bulk import with nobody
     /// listening pays nothing per row for notifications.
     func postDidSave(_ event: @autoclosure () -> ContextDidSave) {
-        let observers = observers.withLock { Array($0.values) }
-        guard !observers.isEmpty else { return }
-        let event = event()
-        for observer in observers {
-            observer(event)
-        }
+        didSaveObservers.post(event())
     }
 
     /// Downward flows are asynchronous: children that merge automatically get the event on their

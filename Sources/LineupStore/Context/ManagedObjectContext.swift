@@ -2,7 +2,6 @@ import Dispatch
 public import Foundation
 import Logging
 import LineupLocking
-import Synchronization
 
 /// A scratch pad of managed objects, with Core Data's multi-context semantics.
 ///
@@ -95,12 +94,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let published = Locked<ChangeSet>(ChangeSet())
     let settings: Locked<Settings>
     let children = Locked<[WeakContext]>([])
-    let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
-    let objectsDidChangeObservers = Locked<[UUID: @Sendable (ObjectsDidChange) -> Void]>([:])
-    let willSaveObservers = Locked<[UUID: @Sendable (ContextWillSave) -> Void]>([:])
-    /// Whether anyone observes ``ObjectsDidChange``: read at every change of an object, so an
-    /// atomic flag rather than the observers' lock.
-    let observesObjectChanges = Atomic<Bool>(false)
+    let didSaveObservers = EventObservers<ContextDidSave>()
+    let objectsDidChangeObservers = EventObservers<ObjectsDidChange>()
+    let willSaveObservers = EventObservers<ContextWillSave>()
 
     struct Settings {
         var mergePolicy: MergePolicy?
