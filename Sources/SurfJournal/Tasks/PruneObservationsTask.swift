@@ -15,7 +15,8 @@ import Logging
 /// The delete is in the store when the task returns (a batch request is its own transaction), and
 /// the stack's contexts have dropped what they held of the deleted rows, so that no later flush
 /// pushes a change over them. Running it again deletes nothing more: an interrupted prune is
-/// safe to retry.
+/// safe to retry. Like any batch request it reads the store: observations that an import saved
+/// but the daemon has not flushed yet are left for the next run.
 public final class PruneObservationsTask: JobTask, @unchecked Sendable {
     // @unchecked Sendable: only immutable state beyond JobTask's own (see JobTask).
 
