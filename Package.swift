@@ -112,7 +112,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool"]),
-        .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML", "LineupTestSupport"]),
+        // Fuzz/ holds the inputs the fuzzers found problems with (see FuzzRegressionTests).
+        .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML", "LineupTestSupport"], exclude: ["Fuzz"]),
         .testTarget(
             name: "LineupJobsTests",
             dependencies: [

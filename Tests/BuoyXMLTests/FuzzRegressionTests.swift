@@ -1,0 +1,31 @@
+import BuoyXML
+import Foundation
+import Testing
+
+/// Every input the buoy XML fuzzer (scripts/fuzz.sh buoy-xml) found a problem with, kept in
+/// `Fuzz/` and read here as the fuzzer reads it: no crash, an error that names the file, and a
+/// summary that counts what was delivered. The fuzzer runs them again under its sanitizers.
+@Suite struct FuzzRegressionTests {
+    static let inputs: [URL] = {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fuzz")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.sorted().map { directory.appendingPathComponent($0) }
+    }()
+
+    @Test func thereAreInputs() {
+        #expect(!Self.inputs.isEmpty)
+    }
+
+    @Test(arguments: inputs)
+    func readsLikeTheFuzzer(_ input: URL) throws {
+        let reader = BuoyXMLReader()
+        var delivered = 0
+        do {
+            _ = try reader.validate(contentsOf: input)
+            let summary = try reader.read(contentsOf: input, onObservation: { _ in delivered += 1 }, onStation: { _ in })
+            #expect(summary.observationCount == delivered)
+        } catch let error as BuoyXMLError {
+            #expect(error.description.contains(input.path), "\(error)")
+        }
+    }
+}
