@@ -1,0 +1,62 @@
+// libFuzzer target for the job file decoder, its validation, and PathPolicy. Each input is
+// decoded as a job file; an accepted file must keep its fields through encoding and decoding
+// again, and a refused one must get a SpoolError that names it. Every string in the file, and
+// the whole input as text, is then resolved as an input and as an output path in a sandbox of
+// files, directories and symbolic links (PathSandbox), which must never hand out a path
+// outside its directory.
+
+import Foundation
+import FuzzSupport
+import LineupSpool
+
+private let sandbox = PathSandbox(root: scratchPath("paths"))
+private let jobPath = "new/fuzz.job.json"
+
+@main
+enum JobFileFuzzer {
+    static func main() { runFuzzer(fuzzJobFile) }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzJobFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = inputData(data, size)
+    do throws(SpoolError) {
+        let job = try JobFile(data: bytes, path: jobPath)
+        checkAccepted(job)
+        for string in strings(in: .object(job.fields)) {
+            sandbox.check(string)
+        }
+    } catch {
+        expect(error.path == jobPath, "the error does not name the job file: \(error)")
+        let codes: [SpoolError.Code] = [.malformedJobFile, .missingField, .invalidField]
+        expect(codes.contains(error.code), "a job file refused with \(error.code): \(error)")
+    }
+    sandbox.check(String(decoding: bytes, as: UTF8.self))
+    return 0
+}
+
+private func checkAccepted(_ job: JobFile) {
+    expect(!job.kind.isEmpty && job.fields["kind"] == .string(job.kind), "kind \(job.kind.debugDescription)")
+    expect(job.maxAttempts.map { $0 >= 1 } ?? true, "maxAttempts \(String(describing: job.maxAttempts))")
+    expect(job.baseDelay.map { $0.isFinite && $0 >= 0 } ?? true, "baseDelay \(String(describing: job.baseDelay))")
+    expect(job.after.allSatisfy { !$0.isEmpty }, "an empty id in after: \(job.after)")
+    expect(Set(job.parameters.keys).isDisjoint(with: JobFile.commonFields), "parameters with common fields")
+    // What `lineup enqueue` writes must read back as the same job.
+    do throws(SpoolError) {
+        let again = try JobFile(data: job.encoded(), path: jobPath)
+        expect(again == job, "the job changed through encoding: \(job.fields) became \(again.fields)")
+        let fields = try job.parameters(as: [String: JSONValue].self)
+        expect(fields == job.fields, "parameters(as:) decoded \(fields), the file has \(job.fields)")
+    } catch {
+        fatalError("an accepted job file does not survive encoding: \(error)")
+    }
+}
+
+private func strings(in value: JSONValue) -> [String] {
+    switch value {
+    case .string(let string): return [string]
+    case .array(let elements): return elements.flatMap(strings)
+    case .object(let fields): return fields.keys.sorted() + fields.values.flatMap(strings)
+    default: return []
+    }
+}
