@@ -109,9 +109,11 @@ let package = Package(
             dependencies: [
                 "LineupStore", "LineupTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Fuzz/ holds the fuzzers' inputs, seeds for scripts/fuzz.sh (see FUZZING.md).
+            exclude: ["Fuzz"]
         ),
-        .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool"]),
+        .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool"], exclude: ["Fuzz"]),
         // Fuzz/ holds the inputs the fuzzers found problems with (see FuzzRegressionTests).
         .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML", "LineupTestSupport"], exclude: ["Fuzz"]),
         .testTarget(

@@ -42,7 +42,7 @@ public struct PathPolicy: Sendable, Hashable {
         let (directory, components) = try check(path, role: "input", directory: inputDirectory)
         let candidate = directory + "/" + components.joined(separator: "/")
         let real: String
-        switch FileSystem.realPath(candidate) {
+        switch Self.realPathInside(candidate) {
         case .success(let resolved):
             real = resolved
         case .failure(let error):
@@ -65,7 +65,7 @@ public struct PathPolicy: Sendable, Hashable {
         let candidate = directory + "/" + components.joined(separator: "/")
         var status = stat()
         if lstat(candidate, &status) == 0 {
-            guard case .success(let real) = FileSystem.realPath(candidate) else {
+            guard case .success(let real) = Self.realPathInside(candidate) else {
                 throw SpoolError(
                     code: .invalidPath,
                     path: path,
@@ -75,12 +75,12 @@ public struct PathPolicy: Sendable, Hashable {
             return try accept(real, requested: path, role: "output", directory: directory)
         }
         let name = components[components.count - 1]
-        guard name != ".." else {
+        guard !name.utf8.elementsEqual("..".utf8) else {
             throw SpoolError(code: .invalidPath, path: path, message: "does not name a file in the output directory \(outputDirectory.path)")
         }
         let parent = ([directory] + components.dropLast()).joined(separator: "/")
         let realParent: String
-        switch FileSystem.realPath(parent) {
+        switch Self.realPathInside(parent) {
         case .success(let resolved):
             realParent = resolved
         case .failure(let error):
@@ -91,8 +91,16 @@ public struct PathPolicy: Sendable, Hashable {
                 systemErrorNumber: error.systemErrorNumber
             )
         }
-        guard realParent == directory || Self.isStrictlyInside(realParent, directory) else {
+        guard Self.isSame(realParent, directory) || Self.isStrictlyInside(realParent, directory) else {
             throw outside(path, real: realParent, role: "output", directory: outputDirectory)
+        }
+        var parentStatus = stat()
+        guard stat(realParent, &parentStatus) == 0, (parentStatus.st_mode & S_IFMT) == S_IFDIR else {
+            throw SpoolError(
+                code: .invalidPath,
+                path: path,
+                message: "its directory is a file, in the output directory \(outputDirectory.path)"
+            )
         }
         return URL(fileURLWithPath: realParent + "/" + name)
     }
@@ -109,7 +117,11 @@ public struct PathPolicy: Sendable, Hashable {
         guard !path.utf8.contains(0) else {
             throw SpoolError(code: .invalidPath, path: path, message: "contains a NUL byte")
         }
-        guard !path.hasPrefix("/") else {
+        // Split by bytes, as the file system does. Characters would hide a `/` followed by a
+        // combining mark (one character, `"/\u{356}"`), so that `"../\u{356}x"` read as one
+        // name one level down while the file system climbs out with it.
+        let slash = UInt8(ascii: "/")
+        guard path.utf8.first != slash else {
             throw SpoolError(
                 code: .pathOutsideAllowedDirectory,
                 path: path,
@@ -118,8 +130,19 @@ public struct PathPolicy: Sendable, Hashable {
         }
         var components: [String] = []
         var depth = 0
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) where component != "." {
-            depth += component == ".." ? -1 : 1
+        for bytes in path.utf8.split(separator: slash, omittingEmptySubsequences: true) {
+            // Cut at ASCII `/` bytes, so each piece is valid UTF-8 and converts exactly.
+            let component = String(decoding: bytes, as: UTF8.self)
+            if component.utf8.elementsEqual(".".utf8) { continue }
+            let climbs = component.utf8.elementsEqual("..".utf8)
+            guard component.utf8.count <= Self.maximumNameLength else {
+                throw SpoolError(
+                    code: .invalidPath,
+                    path: path,
+                    message: "has a name longer than \(Self.maximumNameLength) bytes, which no file in the \(role) directory \(directory.path) can have"
+                )
+            }
+            depth += climbs ? -1 : 1
             guard depth >= 0 else {
                 throw SpoolError(
                     code: .pathOutsideAllowedDirectory,
@@ -127,7 +150,7 @@ public struct PathPolicy: Sendable, Hashable {
                     message: "climbs out of the \(role) directory \(directory.path) with `..`"
                 )
             }
-            components.append(String(component))
+            components.append(component)
         }
         guard depth > 0, !components.isEmpty else {
             throw SpoolError(
@@ -174,7 +197,33 @@ public struct PathPolicy: Sendable, Hashable {
         )
     }
 
+    /// `NAME_MAX` of Linux file systems.
+    private static let maximumNameLength = 255
+
+    /// `realpath(3)` of a path below the directory. A file used as a directory, a loop of
+    /// symbolic links or a name too long is the job's mistake, not the file system's: it is
+    /// refused as an invalid path, so that the job fails at once rather than being retried as
+    /// an I/O error.
+    private static func realPathInside(_ path: String) -> Result<String, SpoolError> {
+        FileSystem.realPath(path).mapError { error in
+            guard let number = error.systemErrorNumber, [ENOTDIR, ELOOP, ENAMETOOLONG].contains(number) else {
+                return error
+            }
+            var refusal = error
+            refusal.code = .invalidPath
+            return refusal
+        }
+    }
+
+    /// By bytes, as the file system compares names: `String.hasPrefix` compares characters, so
+    /// a name starting with a combining mark (which joins the `/` before it) would read as
+    /// outside, and a directory whose name is canonically equivalent but not equal as inside.
     private static func isStrictlyInside(_ path: String, _ directory: String) -> Bool {
-        directory == "/" ? path != "/" : path.hasPrefix(directory + "/")
+        let prefix = directory == "/" ? "/" : directory + "/"
+        return path.utf8.count > prefix.utf8.count && path.utf8.starts(with: prefix.utf8)
+    }
+
+    private static func isSame(_ path: String, _ directory: String) -> Bool {
+        path.utf8.elementsEqual(directory.utf8)
     }
 }

@@ -3,7 +3,7 @@ public import Foundation
 /// Small SQLite files for the failure paths and the Core Data features and journal cases that
 /// the corpus's SurfJournal store lacks, embedded so that the tests need neither SQLite of their
 /// own nor fixture resources. Each was made with the `sqlite3` commands its comment lists.
-public enum CoreDataStoreFixtures {
+public enum CoreDataStoreFixtures: Sendable {
     /// An SQLite database that is not a Core Data store: one Core Data-looking table, but no
     /// Z_PRIMARYKEY or Z_METADATA. Made with sqlite3 3.40.1:
     ///

@@ -183,6 +183,40 @@ struct PathPolicyTests {
         }
     }
 
+    // Found by the job-file fuzzer: these came back as I/O errors, which the daemon retries.
+    @Test(
+        "a file used as a directory, a link loop and a name too long are bad paths, not I/O errors",
+        arguments: ["obs/42002.rss/x", "loop", "obs/" + String(repeating: "n", count: 300)])
+    func refusesUnresolvablePaths(path: String) async throws {
+        try await withDirectories { policy, input, output, _ in
+            try FileManager.default.createSymbolicLink(atPath: input.appending(path: "loop").path, withDestinationPath: "loop")
+            try FileManager.default.createSymbolicLink(atPath: output.appending(path: "loop").path, withDestinationPath: "loop")
+            try FileManager.default.createDirectory(at: output.appending(path: "obs"), withIntermediateDirectories: true)
+            try write("x", to: output.appending(path: "obs/42002.rss"))
+            let error = try #require(throws: SpoolError.self) { try policy.resolveInput(path) }
+            #expect(error.code == .invalidPath)
+            #expect(error.path == path)
+            let outputError = try #require(throws: SpoolError.self) { try policy.resolveOutput(path) }
+            #expect(outputError.code == .invalidPath)
+            #expect(outputError.path == path)
+        }
+    }
+
+    // Found by the job-file fuzzer: a name that starts with a combining mark joins the `/`
+    // before it into one Swift character, which hid the `/` from a split by characters.
+    @Test("paths are split and compared by bytes, not by characters")
+    func splitsByBytes() async throws {
+        try await withDirectories { policy, input, output, _ in
+            let mark = "\u{0356}"
+            let climbing = try #require(throws: SpoolError.self) { try policy.resolveOutput("../\(mark)x.csv") }
+            #expect(climbing.code == .pathOutsideAllowedDirectory)
+            #expect(throws: SpoolError.self) { try policy.resolveInput("../\(mark)x") }
+            try write("x", to: input.appending(path: "obs/\(mark)"))
+            #expect(try policy.resolveInput("obs/\(mark)").path.hasSuffix("/obs/\(mark)"))
+            #expect(try policy.resolveOutput("\(mark)").path.utf8.elementsEqual((output.resolvingSymlinksInPath().path + "/" + mark).utf8))
+        }
+    }
+
     @Test("a directory is not a file")
     func refusesDirectories() async throws {
         try await withDirectories { policy, input, output, _ in

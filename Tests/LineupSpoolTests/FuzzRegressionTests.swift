@@ -1,0 +1,49 @@
+import Foundation
+import LineupSpool
+import Testing
+
+/// Every input the job-file fuzzer (scripts/fuzz.sh job-file) found a problem with, kept in
+/// `Fuzz/` and read here as the fuzzer reads it: decoded as a job file, then its text resolved
+/// as an input and an output path. A refusal is a job's mistake (bad file, bad path), never an
+/// I/O error, which the daemon would retry. The fuzzer runs them again under its sanitizers.
+@Suite struct FuzzRegressionTests {
+    static let inputs: [URL] = {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fuzz")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.sorted().map { directory.appendingPathComponent($0) }
+    }()
+
+    @Test func thereAreInputs() {
+        #expect(!Self.inputs.isEmpty)
+    }
+
+    @Test(arguments: inputs)
+    func readsLikeTheFuzzer(_ input: URL) async throws {
+        let bytes = try Data(contentsOf: input)
+        do {
+            _ = try JobFile(data: bytes, path: input.path)
+        } catch {
+            let refusals: [SpoolError.Code] = [.malformedJobFile, .missingField, .invalidField]
+            #expect(refusals.contains(error.code), "\(error)")
+            #expect(error.path == input.path)
+        }
+        try await withTemporaryDirectory { directory in
+            for role in ["in", "out"] {
+                try FileManager.default.createDirectory(at: directory.appending(path: role), withIntermediateDirectories: true)
+            }
+            let policy = PathPolicy(inputDirectory: directory.appending(path: "in"), outputDirectory: directory.appending(path: "out"))
+            let path = String(decoding: bytes, as: UTF8.self)
+            let resolvers: [(String) throws(SpoolError) -> URL] = [policy.resolveInput, policy.resolveOutput]
+            for resolve in resolvers {
+                do throws(SpoolError) {
+                    let url = try resolve(path)
+                    #expect(url.path.hasPrefix(directory.resolvingSymlinksInPath().path + "/"))
+                } catch {
+                    let refusals: [SpoolError.Code] = [.invalidPath, .pathOutsideAllowedDirectory, .notFound]
+                    #expect(refusals.contains(error.code), "\(error)")
+                    #expect(error.path == path)
+                }
+            }
+        }
+    }
+}
