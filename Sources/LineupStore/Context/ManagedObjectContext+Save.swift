@@ -3,6 +3,18 @@ import Synchronization
 import LineupLocking
 
 extension ManagedObjectContext {
+    /// SQLite stores a NaN as NULL, so a saved NaN would come back as nil (or as a non-optional
+    /// attribute's default): refused at save, as Core Data's validation refuses a value it cannot
+    /// keep, rather than changed on its way to the disk. Found by the fetch-predicate fuzzer.
+    private static func checkStorable(_ object: ManagedObject) throws {
+        for (index, value) in object.values.enumerated() {
+            guard case .real(let number) = value, number.isNaN else { continue }
+            throw StoreError(
+                .validationFailed,
+                "\(object.objectID): `\(object.entity.properties[index].name)` is NaN, which the store cannot keep (SQLite reads it back as NULL)")
+        }
+    }
+
     /// Validates the changed objects, then pushes the changes exactly one level up: into the
     /// parent context (on its queue), or, for the writer, into the store as one SQLite
     /// transaction. A save with no changes does no work.
@@ -27,6 +39,7 @@ extension ManagedObjectContext {
                     throw StoreError(
                         .validationFailed, "\(object.objectID): \(error)", underlying: error)
                 }
+                try Self.checkStorable(object)
             default:
                 break
             }

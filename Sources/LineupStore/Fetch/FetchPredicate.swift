@@ -16,7 +16,8 @@ public struct FetchPredicate<Object: ManagedObject>: Sendable {
     public static var all: FetchPredicate { FetchPredicate(.constant(true)) }
     public static var none: FetchPredicate { FetchPredicate(.constant(false)) }
 
-    /// The property's text value contains `substring`, ignoring ASCII case (SQL `LIKE`).
+    /// The property's text value contains `substring` as a run of bytes, ignoring the case of
+    /// ASCII letters (as SQL's `LIKE` does, but with `%`, `_` and NUL taken literally).
     public static func contains(_ keyPath: KeyPath<Object, String?>, _ substring: String) -> FetchPredicate {
         FetchPredicate(.contains(property: Object.entity.propertyName(for: keyPath), substring: substring))
     }
@@ -110,6 +111,11 @@ extension PredicateNode {
                 default: return "0"
                 }
             }
+            if case let .real(number) = value, number.isNaN {
+                // SQLite binds a NaN as NULL; as in `evaluate`, every number differs from NaN
+                // and no other comparison holds.
+                return op == .notEqual ? "\(column) IS NOT NULL" : "0"
+            }
             arguments.append(value)
             return "\(column) \(op.rawValue) ?"
         case let .isIn(property, candidates):
@@ -123,8 +129,10 @@ extension PredicateNode {
             if present.count != values.count { parts.append("\(quoted(property)) IS NULL") }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
         case let .contains(property, substring):
-            arguments.append(.text("%" + likeEscaped(substring) + "%"))
-            return "\(quoted(property)) LIKE ? ESCAPE '\\'"
+            // Not LIKE: its pattern ends at a NUL byte, so `"a\0b"` would match every row.
+            // `lower` folds ASCII letters only, as `evaluate` does; `instr` compares bytes.
+            arguments.append(.text(substring))
+            return "instr(lower(\(quoted(property))), lower(?)) > 0"
         case let .and(lhs, rhs):
             return "(\(lhs.sql(&arguments)) AND \(rhs.sql(&arguments)))"
         case let .or(lhs, rhs):
@@ -199,7 +207,9 @@ extension PredicateNode {
             return candidates.contains(values[entity.propertyIndex(property)])
         case let .contains(property, substring):
             guard case let .text(text) = values[entity.propertyIndex(property)] else { return false }
-            return substring.isEmpty || asciiLowercased(text).contains(asciiLowercased(substring))
+            // Bytes, as SQL's `instr` finds them: `String.contains` would compare characters,
+            // and not find the `e` of a decomposed `é`.
+            return substring.isEmpty || asciiLowercased(text).firstRange(of: asciiLowercased(substring)) != nil
         case let .and(lhs, rhs):
             return lhs.evaluate(values, primaryKey: primaryKey, entity: entity)
                 && rhs.evaluate(values, primaryKey: primaryKey, entity: entity)
@@ -258,16 +268,7 @@ func quoted(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
-private func likeEscaped(_ text: String) -> String {
-    var result = ""
-    for character in text {
-        if character == "%" || character == "_" || character == "\\" { result.append("\\") }
-        result.append(character)
-    }
-    return result
-}
-
-/// SQLite's LIKE folds ASCII letters only.
-private func asciiLowercased(_ text: String) -> String {
-    String(decoding: text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+/// The UTF-8 bytes with ASCII letters lower-cased, as SQLite's `lower` does without ICU.
+private func asciiLowercased(_ text: String) -> [UInt8] {
+    text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
 }

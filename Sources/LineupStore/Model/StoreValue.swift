@@ -19,6 +19,43 @@ public enum StoreValue: Sendable, Hashable {
     }
 }
 
+extension StoreValue {
+    /// Equality as the store decides it: text by its UTF-8 bytes, as SQLite's BINARY collation
+    /// and unique indexes compare it. Swift's own `String ==` treats canonically equivalent
+    /// strings as equal (`"é"` composed or decomposed), which the store does not: a context
+    /// would miss a change the store sees, or match a row in memory that SQL does not.
+    public static func == (lhs: StoreValue, rhs: StoreValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.real(a), .real(b)): return a == b
+        case let (.text(a), .text(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.blob(a), .blob(b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case let .integer(value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        case let .real(value):
+            hasher.combine(2 as UInt8)
+            hasher.combine(value)
+        case let .text(value):
+            hasher.combine(3 as UInt8)
+            var text = value
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case let .blob(value):
+            hasher.combine(4 as UInt8)
+            hasher.combine(value)
+        }
+    }
+}
+
 extension StoreValue: Comparable {
     /// SQLite's ordering: NULL < numbers < text < blobs; integers and reals compare numerically.
     public static func < (lhs: StoreValue, rhs: StoreValue) -> Bool {
