@@ -29,14 +29,16 @@ job-file)
     options=(-dict=Fuzz/Dictionaries/job-file.dict -max_len=4096)
     ;;
 core-data-store)
-    # Whole SQLite files: the real SurfJournal store checkpointed into one file (its rows are
-    # in its -wal), in WAL and in rollback-journal mode, and the regression inputs.
-    if [ -f ../shared/corpus/surfjournal/SurfJournalModel.sqlite ]; then
-        python3 scripts/fuzz-seed-stores.py ../shared/corpus/surfjournal/SurfJournalModel.sqlite "$work/seeds"
-        seeds=("$work"/seeds/*)
+    # Whole SQLite files: a store of our own, and small copies of the real SurfJournal store
+    # checkpointed into one file (see scripts/fuzz-seed-stores.py).
+    real_store=../shared/corpus/surfjournal/SurfJournalModel.sqlite
+    if [ -f "$real_store" ]; then
+        python3 scripts/fuzz-seed-stores.py "$work/seeds" "$real_store"
+    else
+        python3 scripts/fuzz-seed-stores.py "$work/seeds"
     fi
-    seeds+=(Tests/LineupStoreTests/Fuzz/core-data-store/*)
-    options=(-max_len=262144)
+    seeds=("$work"/seeds/* Tests/LineupStoreTests/Fuzz/core-data-store/*)
+    options=(-max_len=65536)
     ;;
 csv)
     seeds=(Tests/SurfJournalTests/Fuzz/*)

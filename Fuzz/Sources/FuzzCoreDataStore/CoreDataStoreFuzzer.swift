@@ -2,7 +2,8 @@
 // as a store file, opened, and every entity's rows are read in small batches, every attribute
 // through every typed accessor. Anything may be refused, but only with a CoreDataStoreError that
 // names the file; what is read must be what the reader promised: rows in ascending primary-key
-// order, as many as the entity's row count, each with its entity's attributes.
+// order, each with its entity's attributes. (Not as many as the entity's row count: that is
+// counted when the store is opened, and a Core Data app may write between the two.)
 
 import Foundation
 import FuzzSupport
@@ -38,7 +39,6 @@ func fuzzCoreDataStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 private func read(_ entity: CoreDataEntity, from reader: CoreDataStoreReader) throws {
     let names = Set(entity.attributes.map(\.name))
-    var rows = 0
     var lastPrimaryKey = Int64.min
     try reader.forEachRow(ofEntity: entity.name, batchSize: 7) { batch in
         expect(!batch.isEmpty && batch.count <= 7, "a batch of \(batch.count) rows")
@@ -55,7 +55,5 @@ private func read(_ entity: CoreDataEntity, from reader: CoreDataStoreReader) th
                 _ = try? row.data(name)
             }
         }
-        rows += batch.count
     }
-    expect(rows == entity.rowCount, "\(entity.name): \(rows) rows read, \(entity.rowCount) counted")
 }

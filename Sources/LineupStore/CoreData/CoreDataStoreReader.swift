@@ -139,8 +139,19 @@ public final class CoreDataStoreReader: Sendable {
                         let cursor = try GRDB.Row.fetchCursor(db, sql: sql)
                         var batch: [CoreDataRow] = []
                         batch.reserveCapacity(batchSize)
+                        var previousPrimaryKey = Int64.min
                         while let row = try cursor.next() {
-                            batch.append(Self.makeRow(row, of: entity, layout: layout))
+                            let made = try Self.makeRow(row, of: entity, layout: layout, path: path)
+                            // SQLite walks the table's b-tree in key order; a damaged file can
+                            // break that without SQLite noticing, and the promise of ascending
+                            // keys with it (found by the core-data-store fuzzer).
+                            guard made.primaryKey > previousPrimaryKey else {
+                                throw CoreDataStoreError(
+                                    code: .malformedStore, path: path,
+                                    reason: "rows of \(entity.tableName) out of Z_PK order (\(made.primaryKey) after \(previousPrimaryKey)): the file is damaged; PRAGMA integrity_check says where")
+                            }
+                            previousPrimaryKey = made.primaryKey
+                            batch.append(made)
                             if batch.count == batchSize {
                                 guard channel.put(batch) else { throw CancellationError() }
                                 batch.removeAll(keepingCapacity: true)
@@ -184,16 +195,31 @@ public final class CoreDataStoreReader: Sendable {
 
     /// Copies one cursor row (which SQLite reuses for the next step) into a detached row.
     /// The columns are Z_PK, Z_ENT, Z_OPT, then the attributes (see `selectSQL(for:)`).
-    private static func makeRow(_ row: GRDB.Row, of entity: CoreDataEntity, layout: CoreDataRowLayout) -> CoreDataRow {
+    private static func makeRow(
+        _ row: GRDB.Row, of entity: CoreDataEntity, layout: CoreDataRowLayout, path: String
+    ) throws(CoreDataStoreError) -> CoreDataRow {
         var values: [CoreDataValue] = []
         values.reserveCapacity(entity.attributes.count)
         for index in 3..<(3 + entity.attributes.count) {
             values.append(value(row[index] as GRDB.DatabaseValue))
         }
-        // Z_PK is an INTEGER PRIMARY KEY, so never NULL.
-        let primaryKey: Int64 = row[0]
-        let entityNumber: Int64? = row[1]
-        let version: Int64? = row[2]
+        // Read as database values, not as Int64: GRDB's typed subscripts stop the process on a
+        // value they cannot convert, and a damaged store may hold anything in these columns.
+        func integer(_ index: Int, _ column: String) throws(CoreDataStoreError) -> Int64? {
+            switch (row[index] as GRDB.DatabaseValue).storage {
+            case .null: return nil
+            case .int64(let value): return value
+            default:
+                throw CoreDataStoreError(
+                    code: .malformedStore, path: path,
+                    reason: "a row of \(entity.tableName) has a \(column) that is not an integer")
+            }
+        }
+        guard let primaryKey = try integer(0, "Z_PK") else {
+            throw CoreDataStoreError(code: .malformedStore, path: path, reason: "a row of \(entity.tableName) has no Z_PK")
+        }
+        let entityNumber = try integer(1, "Z_ENT")
+        let version = try integer(2, "Z_OPT")
         return CoreDataRow(
             primaryKey: primaryKey,
             entityNumber: entityNumber ?? entity.entityNumber,
