@@ -106,4 +106,21 @@ import Testing
         }
         #expect(try stack.container.flush().rowsWritten == 1)
     }
+
+    @Test("a batch update that sets a NaN is refused, as a save is")
+    func batchUpdateRefusesNaN() throws {
+        let stack = try TemporaryStack()
+        let context = stack.container.newTaskContext(name: "job")
+        try context.performAndWait {
+            _ = context.insertEntry("Pleasure Point", rating: 3)
+            try context.save()
+        }
+        try stack.container.flush()
+        try context.performAndWait {
+            let error = try #require(throws: StoreError.self) {
+                try context.execute(BatchUpdateRequest<Entry>(predicate: .all, set: [.set(\.score, to: .nan)]))
+            }
+            #expect(error.code == .validationFailed && error.description.contains("`score` is set to NaN"), "\(error)")
+        }
+    }
 }

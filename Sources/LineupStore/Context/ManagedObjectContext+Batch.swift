@@ -26,6 +26,10 @@ extension ManagedObjectContext {
     public func execute<Object: ManagedObject>(_ request: BatchUpdateRequest<Object>) throws -> BatchResult {
         let entity = try entity(of: Object.self)
         let assignments = request.assignments.map { (property: entity.propertyIndex($0.property), value: $0.value) }
+        // As a save does (see `checkStorable`): SQLite would write the NaN as NULL.
+        if let nan = request.assignments.first(where: { if case .real(let number) = $0.value { number.isNaN } else { false } }) {
+            throw StoreError(.validationFailed, "\(entity.name): `\(nan.property)` is set to NaN, which the store cannot keep (SQLite reads it back as NULL)")
+        }
         return try executeBatch(request.predicate, assignments: assignments, resultType: request.resultType)
     }
 
