@@ -2,16 +2,23 @@ import ArgumentParser
 import Foundation
 import LineupSpool
 
-/// `lineup enqueue KIND key=value...`: writes a job file into the spool atomically (into tmp/,
-/// then renamed into new/).
+/// `lineup enqueue KIND key=value key:=json...`: writes a job file into the spool atomically
+/// (into tmp/, then renamed into new/).
+///
+/// `key=value` is always a string, whatever it looks like: NDBC station IDs such as `41012` look
+/// like numbers, and a guess would hand a task expecting a string a number. A JSON value has its
+/// own spelling, `key:=value`, as in HTTPie: `limit:=3`, `enabled:=true`, `tags:='["a","b"]'`.
 struct EnqueueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue", abstract: "Write a job into the spool (atomically).",
-        discussion: "Example: lineup enqueue import-buoy input=obs/42002.rss --spool spool")
+        discussion: """
+            key=value gives a string, always; key:=value gives a JSON value (a number, true, \
+            an array...). Example: lineup enqueue import-buoy input=obs/42002.rss --spool spool
+            """)
 
     @Argument(help: "The job kind: import-buoy, export-csv, statistics, import-coredata or prune-observations.")
     var kind: String
-    @Argument(help: "The kind's parameters as key=value (a value that is JSON, e.g. 3 or true, is taken as such).")
+    @Argument(help: "The kind's parameters: key=value for a string, key:=value for JSON (3, true, [1,2]).")
     var parameters: [String] = []
     @Option(help: "The spool directory.")
     var spool: String = "spool"
@@ -21,20 +28,42 @@ struct EnqueueCommand: ParsableCommand {
     var after: [String] = []
     @Option(help: "Attempts before the job goes to failed/.")
     var maxAttempts: Int?
+    @Flag(help: "Print the job file that would be written, and write nothing.")
+    var dryRun = false
 
     func run() throws {
         var values: [String: JSONValue] = [:]
         for parameter in parameters {
-            guard let equals = parameter.firstIndex(of: "="), equals != parameter.startIndex else {
-                throw ValidationError("parameter \"\(parameter)\" is not key=value")
-            }
-            let key = String(parameter[..<equals])
-            let text = String(parameter[parameter.index(after: equals)...])
-            values[key] = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .string(text)
+            let (key, value) = try Self.parse(parameter)
+            values[key] = value
         }
         let job = try JobFile(kind: kind, id: id, after: after, maxAttempts: maxAttempts, parameters: values)
+        if dryRun {
+            print(String(decoding: try job.encoded(), as: UTF8.self))
+            return
+        }
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         let entry = try directory.enqueue(job)
         print(entry.url.path)
+    }
+
+    /// `key=text` is the string `text`; `key:=json` is the JSON value `json`.
+    static func parse(_ parameter: String) throws -> (key: String, value: JSONValue) {
+        guard let equals = parameter.firstIndex(of: "=") else {
+            throw ValidationError("parameter \"\(parameter)\" is not key=value or key:=json")
+        }
+        let text = String(parameter[parameter.index(after: equals)...])
+        var key = parameter[..<equals]
+        let isJSON = key.hasSuffix(":")
+        if isJSON { key = key.dropLast() }
+        guard !key.isEmpty else {
+            throw ValidationError("parameter \"\(parameter)\" is not key=value or key:=json")
+        }
+        guard isJSON else { return (String(key), .string(text)) }
+        do {
+            return (String(key), try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))
+        } catch {
+            throw ValidationError("parameter \"\(parameter)\": \(text) is not JSON (write \(key)=\(text) for a string)")
+        }
     }
 }

@@ -32,12 +32,12 @@ struct CommandLineTests {
         }
     }
 
-    @Test("lineup enqueue writes one typed job file into new/ through tmp/")
+    @Test("lineup enqueue writes one job file into new/ through tmp/: key=value a string, key:=value JSON")
     func enqueueWritesAJobFile() async throws {
         try await withSandbox { sandbox in
             let result = try await sandbox.lineup([
-                "enqueue", "import-buoy", "input=obs/42002.xml", "count=3", "ratio=2.5", "enabled=true",
-                #"list=[1,"a"]"#, #"object={"k":"v"}"#, #"quoted="3""#, "text=hello world", "equation=a=b",
+                "enqueue", "import-buoy", "input=obs/42002.xml", "count:=3", "ratio:=2.5", "enabled:=true",
+                #"list:=[1,"a"]"#, #"object:={"k":"v"}"#, "station=41012", "flag=true", "text=hello world", "equation=a=b",
                 "--spool", "spool", "--id", "job-1", "--after", "job-0", "--after", "job-00", "--max-attempts", "4",
             ])
             #expect(result.termination == .exited(0), "\(result.standardError)")
@@ -54,7 +54,8 @@ struct CommandLineTests {
                 job.fields == [
                     "kind": .string("import-buoy"), "input": .string("obs/42002.xml"), "count": .integer(3),
                     "ratio": .number(2.5), "enabled": .bool(true), "list": .array([.integer(1), .string("a")]),
-                    "object": .object(["k": .string("v")]), "quoted": .string("3"), "text": .string("hello world"),
+                    "object": .object(["k": .string("v")]), "station": .string("41012"), "flag": .string("true"),
+                    "text": .string("hello world"),
                     "equation": .string("a=b"), "id": .string("job-1"),
                     "after": .array([.string("job-0"), .string("job-00")]), "maxAttempts": .integer(4),
                 ])
@@ -64,8 +65,10 @@ struct CommandLineTests {
     @Test(
         "lineup enqueue refuses what is not a job and writes nothing",
         arguments: [
-            (["input"], #"parameter "input" is not key=value"#),
-            (["=obs/42002.xml"], #"parameter "=obs/42002.xml" is not key=value"#),
+            (["input"], #"parameter "input" is not key=value or key:=json"#),
+            (["=obs/42002.xml"], #"parameter "=obs/42002.xml" is not key=value or key:=json"#),
+            ([":=3"], #"parameter ":=3" is not key=value or key:=json"#),
+            (["station:=41012x"], #"parameter "station:=41012x": 41012x is not JSON (write station=41012x for a string)"#),
             (["kind=other"], "parameter `kind` clashes with the common job field of that name"),
             (["input=a.xml", "--max-attempts", "0"], "field `maxAttempts` must be at least 1"),
         ])
@@ -76,6 +79,22 @@ struct CommandLineTests {
             #expect(result.standardError.contains(message), "\(result.standardError)")
             #expect(try sandbox.fileNames("new") == [])
             #expect(try sandbox.fileNames("tmp") == [])
+        }
+    }
+
+    @Test("lineup enqueue --dry-run prints the job file and writes nothing")
+    func enqueueDryRun() async throws {
+        try await withSandbox { sandbox in
+            let result = try await sandbox.lineup([
+                "enqueue", "export-csv", "entity=JournalEntry", "output=journal.csv", "limit:=10", "--id", "export",
+                "--dry-run", "--spool", "spool",
+            ])
+            #expect(result.termination == .exited(0), "\(result.standardError)")
+            #expect(
+                result.standardOutput
+                    == #"{"entity":"JournalEntry","id":"export","kind":"export-csv","limit":10,"output":"journal.csv"}"# + "\n")
+            let spoolExists = FileManager.default.fileExists(atPath: sandbox.spool.appending(path: "new").path)
+            #expect(try (spoolExists ? sandbox.fileNames("new") : []).isEmpty)
         }
     }
 
