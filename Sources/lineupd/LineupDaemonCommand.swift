@@ -42,11 +42,21 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        // Run by systemd (Type=notify): readiness, reloads, stopping and status go to it, and
+        // the flush loop feeds its watchdog (deploy/lineupd.service).
+        let notifier = SystemdNotifier()
         let daemon = JobDaemon(
             configuration: configuration, registry: SurfJournalJobs.registry, model: SurfJournalModel.model,
-            logger: logger, hooks: JobDaemon.Hooks(reloadConfiguration: { try options.makeConfiguration() }))
+            logger: logger,
+            hooks: JobDaemon.Hooks(reloadConfiguration: { try options.makeConfiguration() }, watchdog: notifier?.watchdog))
+        let notifications = notifier.map { notifier in
+            let events = daemon.events()
+            return Task { await notifier.follow(events, of: daemon) }
+        }
+        defer { notifications?.cancel() }
         do {
             try await daemon.runWithSignalHandling()
+            await notifications?.value
         } catch let error as DaemonError {
             logger.critical("lineupd stopped: \(error)")
             throw ExitCode(Self.exitStatus(for: error))

@@ -56,15 +56,34 @@ public final class JobDaemon: Service, Sendable {
         public var reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)?
         /// A uniform random number in `0..<1` for the retry jitter; tests fix it.
         public var randomJitter: @Sendable () -> Double
+        /// A supervisor's watchdog to feed (systemd's `WatchdogSec=`, see ``SystemdNotifier``).
+        public var watchdog: Watchdog?
 
         public init(
             prepareStore: (@Sendable (PersistentContainer, Logger) throws -> Void)? = nil,
             reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)? = nil,
-            randomJitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+            randomJitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+            watchdog: Watchdog? = nil
         ) {
             self.prepareStore = prepareStore
             self.reloadConfiguration = reloadConfiguration
             self.randomJitter = randomJitter
+            self.watchdog = watchdog
+        }
+    }
+
+    /// A keep-alive that a supervisor expects within `timeout`, or it restarts the daemon.
+    ///
+    /// The flush loop feeds it, at half the timeout as systemd advises, between its flushes: a
+    /// flush that never returns (a wedged disk) stops the feeding, so that the supervisor
+    /// restarts a daemon that could acknowledge nothing.
+    public struct Watchdog: Sendable {
+        public var timeout: Duration
+        public var feed: @Sendable () -> Void
+
+        public init(timeout: Duration, feed: @escaping @Sendable () -> Void) {
+            self.timeout = timeout
+            self.feed = feed
         }
     }
 
@@ -385,18 +404,26 @@ public final class JobDaemon: Service, Sendable {
     /// Flushes every flush interval. The ticks keep their pace whatever a flush costs: the next
     /// one is due an interval after the last one was due, not after it ended, so a large group
     /// to file does not push every later flush back (one that ends late is followed at once).
+    /// It also feeds the watchdog (see ``Watchdog``), so that it is fed only while flushes return.
     private func flushLoop(_ runner: JobRunner) async {
         let clock = ContinuousClock()
-        var due = clock.now
+        let watchdog = hooks.watchdog
+        var flushDue = clock.now.advanced(by: state.withLock { $0.configuration.flushInterval })
+        var feedDue = clock.now
         while true {
-            let interval = state.withLock { $0.configuration.flushInterval }
-            due = max(due.advanced(by: interval), clock.now)
+            if let watchdog, clock.now >= feedDue {
+                watchdog.feed()
+                feedDue = clock.now.advanced(by: watchdog.timeout / 2)
+            }
             do {
-                try await Task.sleep(until: due, clock: clock)
+                try await Task.sleep(until: watchdog == nil ? flushDue : min(flushDue, feedDue), clock: clock)
             } catch {
                 return
             }
+            guard clock.now >= flushDue else { continue }
             _ = try? await runner.flush(.interval)
+            let interval = state.withLock { $0.configuration.flushInterval }
+            flushDue = max(flushDue.advanced(by: interval), clock.now)
         }
     }
 

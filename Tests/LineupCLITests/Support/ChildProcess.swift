@@ -30,16 +30,23 @@ final class ChildProcess: @unchecked Sendable {
     let standardOutputURL: URL
     let standardErrorURL: URL
 
-    /// Starts `executable` with `arguments` in `directory`; its output goes to
+    /// Starts `executable` with `arguments` in `directory` (with `environment` added to this
+    /// process's); its output goes to
     /// `<logDirectory>/<name>.stdout` and `.stderr` (appended to, so that restarts of one
     /// daemon share a log).
-    init(name: String, executable: URL, arguments: [String], directory: URL, logDirectory: URL) throws {
+    init(
+        name: String, executable: URL, arguments: [String], directory: URL, logDirectory: URL,
+        environment: [String: String] = [:]
+    ) throws {
         self.name = name
         standardOutputURL = logDirectory.appending(path: "\(name).stdout")
         standardErrorURL = logDirectory.appending(path: "\(name).stderr")
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = try Self.appendingHandle(standardOutputURL)
         let error = try Self.appendingHandle(standardErrorURL)
         defer {

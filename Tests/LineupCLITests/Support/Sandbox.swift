@@ -42,15 +42,17 @@ final class Sandbox: @unchecked Sendable {
 
     /// Starts a binary in the sandbox's root (or in `directory`); it is killed at the end of the
     /// test if it still runs.
-    func launch(_ executable: URL, _ arguments: [String], in directory: URL? = nil, logName: String? = nil) throws
-        -> ChildProcess
-    {
+    func launch(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, logName: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> ChildProcess {
         let name = lock.withLock {
             launches += 1
             return logName ?? "\(executable.lastPathComponent)-\(launches)"
         }
         let child = try ChildProcess(
-            name: name, executable: executable, arguments: arguments, directory: directory ?? root, logDirectory: logs)
+            name: name, executable: executable, arguments: arguments, directory: directory ?? root, logDirectory: logs,
+            environment: environment)
         lock.withLock { children.append(child) }
         return child
     }
@@ -76,9 +78,12 @@ final class Sandbox: @unchecked Sendable {
 
     /// Starts `lineupd` on this sandbox and waits for its start-up log line (store open,
     /// `active/` recovered, claiming begun). All runs share the log `logs/lineupd.stderr`.
-    func startDaemon(_ extraArguments: [String] = [], timeout: Duration = .seconds(60)) async throws -> ChildProcess {
+    func startDaemon(
+        _ extraArguments: [String] = [], environment: [String: String] = [:], timeout: Duration = .seconds(60)
+    ) async throws -> ChildProcess {
         let before = daemonLog.components(separatedBy: Self.startedLine).count
-        let daemon = try launch(Binaries.lineupd, daemonLocationArguments + extraArguments, logName: "lineupd")
+        let daemon = try launch(
+            Binaries.lineupd, daemonLocationArguments + extraArguments, logName: "lineupd", environment: environment)
         try await poll("lineupd to log that it started", timeout: timeout, daemon: daemon) {
             guard daemon.isRunning else {
                 throw HarnessError("lineupd exited at start-up (\(daemon.termination))\n\(daemon.logTail())")
