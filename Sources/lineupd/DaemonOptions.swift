@@ -23,6 +23,12 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var gracePeriod: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
     var logLevel: String?
+    @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
+    var logFormat: LogFormat = .text
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case text, json
+    }
 
     /// Defaults, then the configuration file, then these options.
     func makeConfiguration() throws -> DaemonConfiguration {

@@ -32,7 +32,10 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         // does before it opens the store (a supervisor may signal a daemon that is starting).
         signal(SIGHUP, SIG_IGN)
         signal(SIGUSR1, SIG_IGN)
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        switch options.logFormat {
+        case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        case .json: LoggingSystem.bootstrap { JSONLogHandler.standardError(label: $0) }
+        }
         let logger = Logger(label: "lineupd")
         logger.info("lineupd starting", metadata: ["pid": "\(ProcessInfo.processInfo.processIdentifier)"])
         let options = self.options
