@@ -44,7 +44,7 @@ extension SpoolDirectory {
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job file is no
     ///   longer in `active/`.
     public func release(_ job: ClaimedJob) throws(SpoolError) {
-        guard try requeue(from: job.path, as: job.jobFileName) else {
+        guard try requeue(from: job.path, as: job.jobFileName) != nil else {
             throw SpoolError(code: .notFound, path: job.path, message: "claimed job file is no longer in active/")
         }
         forgetBacklog()
@@ -71,13 +71,15 @@ extension SpoolDirectory {
 
     /// Moves a job file from `active/` back to `new/` as `fileName` without its claim; with its
     /// claim when another job in `new/` already has that name (two jobs of one name, both
-    /// interrupted). Returns false when `source` is gone.
-    func requeue(from source: String, as fileName: JobFileName) throws(SpoolError) -> Bool {
+    /// interrupted). Returns the name it has in `new/`, or nil when `source` is gone.
+    @discardableResult
+    func requeue(from source: String, as fileName: JobFileName) throws(SpoolError) -> JobFileName? {
         let queued = path(of: .queued) + "/"
+        let unclaimed = fileName.withClaim(nil)
         do throws(SpoolError) {
-            return try FileSystem.rename(source, to: queued + fileName.withClaim(nil).fileName)
+            return try FileSystem.rename(source, to: queued + unclaimed.fileName) ? unclaimed : nil
         } catch where error.code == .alreadyExists {
-            return try FileSystem.rename(source, to: queued + fileName.fileName)
+            return try FileSystem.rename(source, to: queued + fileName.fileName) ? fileName : nil
         }
     }
 

@@ -43,7 +43,7 @@ extension SpoolDirectory {
             }
             let counted = fileName.withInterruptions(fileName.interruptions + 1)
             if counted.interruptions < maxInterruptions {
-                if try requeue(from: source, as: counted) {
+                if try requeue(from: source, as: counted) != nil {
                     recovery.requeued.append(fileName.name)
                 }
             } else {

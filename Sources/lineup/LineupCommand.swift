@@ -6,5 +6,8 @@ struct LineupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lineup",
         abstract: "Enqueue jobs, show a spool's status, run one job in the foreground, or run the demo.",
-        subcommands: [EnqueueCommand.self, StatusCommand.self, RunCommand.self, DemoCommand.self])
+        subcommands: [
+            EnqueueCommand.self, StatusCommand.self, FailedCommand.self, RetryCommand.self, CancelCommand.self, ShowCommand.self,
+            RunCommand.self, DemoCommand.self,
+        ])
 }

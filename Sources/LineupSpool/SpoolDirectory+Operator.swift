@@ -1,0 +1,67 @@
+import Foundation
+
+/// What an operator does by hand (`lineup failed`, `retry`, `cancel`, `show`), each step one
+/// atomic rename, so that two operators (or an operator and a daemon) racing for the same job
+/// never both get it.
+extension SpoolDirectory {
+    /// The job files in `state` whose job id (the file's `id` field) or enqueued name is `id`.
+    /// A file that cannot be read or decoded matches by its name only.
+    public func entries(_ state: SpoolState, matching id: String) throws(SpoolError) -> [SpoolEntry] {
+        try entries(state).filter { entry in
+            if entry.name == id { return true }
+            guard let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumJobFileSize),
+                size <= Self.maximumJobFileSize, let job = try? JobFile(data: contents)
+            else { return false }
+            return job.id == id
+        }
+    }
+
+    /// Moves a failed job back to `new/` to run again, as a fresh job: its count of failed
+    /// attempts and of interruptions starts again from zero, and it loses its claim (unless
+    /// another job of its name is queued; see `requeue`). Its error report is removed once it is
+    /// queued: the report belonged to the run that failed.
+    ///
+    /// - Returns: the queued entry.
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job is no longer
+    ///   in `failed/` (retried already, by this call or another), ``SpoolError/Code/invalidPath``
+    ///   when `entry` is not a failed job.
+    @discardableResult
+    public func retry(_ entry: SpoolEntry) throws(SpoolError) -> SpoolEntry {
+        guard entry.state == .failed else {
+            throw SpoolError(code: .invalidPath, path: entry.path, message: "is not in failed/, so there is nothing to retry")
+        }
+        let fresh = JobFileName(name: entry.name, claim: entry.claim)
+        guard let queued = try requeue(from: entry.path, as: fresh) else {
+            throw SpoolError(code: .notFound, path: entry.path, message: "is no longer in failed/ (retried or removed already)")
+        }
+        forgetBacklog()
+        try syncIfDurable(.queued)
+        try syncIfDurable(.failed)
+        try? FileSystem.removeFile(path(of: .failed) + "/" + entry.jobFileName.errorReportName)
+        return SpoolEntry(fileName: queued, state: .queued, path: path(of: .queued) + "/" + queued.fileName)
+    }
+
+    /// Takes a queued job out of the queue: claims it, as a daemon would, and fails it with
+    /// `reason`, so that it lies in `failed/` with a report like any failed job (and
+    /// ``retry(_:)`` can queue it again).
+    ///
+    /// - Returns: the failed entry.
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job is no longer
+    ///   queued (a daemon claimed it, or it was cancelled already); ``SpoolError/Code/invalidPath``
+    ///   when `entry` is not a queued job.
+    @discardableResult
+    public func cancel(_ entry: SpoolEntry, reason: String = "cancelled") throws(SpoolError) -> SpoolEntry {
+        guard entry.state == .queued else {
+            throw SpoolError(code: .invalidPath, path: entry.path, message: "is not in new/, so it cannot be cancelled")
+        }
+        guard let job = try claim(fileName: entry.fileName) else {
+            throw SpoolError(code: .notFound, path: entry.path, message: "is no longer queued (a daemon claimed it, or it was cancelled already)")
+        }
+        let file = try? job.decodeJobFile()
+        let report = JobFailureReport(
+            name: job.name, id: file?.id, kind: file?.kind, reason: reason, attempts: job.failedAttempts,
+            interruptions: job.interruptions, retryable: false, startedAt: nil, finishedAt: Date())
+        try fail(job, report: report)
+        return SpoolEntry(fileName: job.jobFileName, state: .failed, path: path(of: .failed) + "/" + job.fileName)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import LineupSpool
+import Testing
+
+@Suite("Retry and cancel")
+struct OperatorTests {
+    @Test("a failed job retried from eight threads at once is queued once")
+    func retryRace() async throws {
+        try await withTemporaryDirectory { directory in
+            let spool = try SpoolDirectory(root: directory)
+            try spool.enqueue(JobFile(kind: "statistics", id: "nightly"))
+            let job = try #require(try spool.claimNext())
+            try spool.fail(
+                job,
+                report: JobFailureReport(
+                    name: job.name, id: "nightly", kind: "statistics", reason: "disk full", attempts: 3, retryable: true,
+                    startedAt: nil, finishedAt: Date()))
+            let failed = try #require(try spool.entries(.failed, matching: "nightly").first)
+
+            let successes = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do throws(SpoolError) {
+                            try spool.retry(failed)
+                            return true
+                        } catch {
+                            #expect(error.code == .notFound, "\(error)")
+                            return false
+                        }
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(successes == 1)
+            #expect(try spool.entries(.queued).map(\.name) == [job.name])
+            #expect(try spool.counts() == SpoolCounts(queued: 1, running: 0, done: 0, failed: 0))
+        }
+    }
+
+    @Test("a job cancelled from eight threads at once is failed once, and one a daemon claimed is not cancelled")
+    func cancelRace() async throws {
+        try await withTemporaryDirectory { directory in
+            let spool = try SpoolDirectory(root: directory)
+            try spool.enqueue(JobFile(kind: "statistics", id: "a"))
+            let queued = try #require(try spool.entries(.queued, matching: "a").first)
+            let successes = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { (try? spool.cancel(queued)) != nil }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(successes == 1)
+            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 0, failed: 1))
+
+            try spool.enqueue(JobFile(kind: "statistics", id: "b"))
+            let entry = try #require(try spool.entries(.queued, matching: "b").first)
+            _ = try #require(try spool.claimNext())
+            #expect(throws: SpoolError.self) { try spool.cancel(entry) }
+            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 1))
+        }
+    }
+}
