@@ -134,7 +134,8 @@ let package = Package(
         .testTarget(
             name: "LineupCLITests",
             dependencies: [
-                "lineupd", "lineup", "LineupSpool", "BuoyXML", "LineupTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "lineupd", "lineup", "LineupSpool", "LineupJobs", "BuoyXML", "LineupTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -3,44 +3,148 @@ import Foundation
 import LineupJobs
 import LineupSpool
 
-/// `lineup status`: queued, running (with progress), done and failed counts, and the last flush.
+/// `lineup status`: queued, running (with progress and the time left), done and failed counts,
+/// the daemon's last flush and the recent failures; `--json` for scripts, `--watch` to follow.
 struct StatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show a spool's jobs and the daemon's last flush.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show a spool's jobs, the daemon's last flush and the recent failures.")
 
     @Option(help: "The spool directory.")
     var spool: String = "spool"
+    @Flag(help: "Print one JSON object (counts, daemon, recentFailures, unrecognized) for scripts.")
+    var json = false
+    @Flag(help: "Redraw every --interval seconds until interrupted.")
+    var watch = false
+    @Option(help: "Seconds between redraws with --watch.")
+    var interval: Double = 1
+
+    /// How many of the latest failures are shown.
+    static let recentFailureCount = 5
+
+    func validate() throws {
+        guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be more than 0 seconds") }
+    }
 
     func run() throws {
-        let root = URL(fileURLWithPath: spool)
-        let directory = try SpoolDirectory(root: root)
-        let counts = try directory.counts()
-        print("queued \(counts.queued), running \(counts.running), done \(counts.done), failed \(counts.failed)")
-        for name in try directory.unrecognizedQueueEntries() {
-            print("warning: new/\(name) is not named *.job.json and will never run")
-        }
-        guard let status = try? DaemonStatus(contentsOfSpoolAt: root) else {
-            print("daemon: no status file (never started here)")
+        let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
+        guard watch else {
+            print(try render(directory), terminator: "")
             return
         }
-        let age = Date().timeIntervalSince(status.updatedAt)
-        print("daemon: pid \(status.pid), \(status.phase.rawValue), status updated \(String(format: "%.1f", age)) s ago")
-        if let flush = status.lastFlush {
-            let outcome = flush.succeeded ? "ok, \(flush.rowsWritten) rows, \(flush.acknowledged) jobs acknowledged" : "FAILED: \(flush.error ?? "?")"
-            print("last flush: \(flush.at.ISO8601Format()) (\(flush.reason)) \(outcome)")
+        while true {
+            // Home and clear, then the frame: the terminal redraws in place. Written unbuffered,
+            // so that a pipe sees each frame as it is drawn.
+            FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + (try render(directory))).utf8))
+            Thread.sleep(forTimeInterval: interval)
+        }
+    }
+
+    private func render(_ directory: SpoolDirectory) throws -> String {
+        let snapshot = try StatusSnapshot(directory)
+        return json ? try snapshot.json() + "\n" : snapshot.text(now: Date())
+    }
+}
+
+/// What `lineup status` shows, read once.
+struct StatusSnapshot: Encodable {
+    struct Failure: Encodable {
+        var name: String
+        var id: String?
+        var kind: String?
+        var reason: String
+        var attempts: Int
+        var finishedAt: Date
+    }
+
+    var counts: [String: Int]
+    var unrecognized: [String]
+    var daemon: DaemonStatus?
+    var recentFailures: [Failure]
+
+    init(_ directory: SpoolDirectory) throws {
+        let counts = try directory.counts()
+        self.counts = ["queued": counts.queued, "running": counts.running, "done": counts.done, "failed": counts.failed]
+        unrecognized = try directory.unrecognizedQueueEntries()
+        daemon = try? DaemonStatus(contentsOfSpoolAt: directory.root)
+        recentFailures = try directory.entries(.failed)
+            .compactMap { entry in
+                (try? directory.failureReport(for: entry)).map {
+                    Failure(name: entry.name, id: $0.id, kind: $0.kind, reason: $0.reason, attempts: $0.attempts, finishedAt: $0.finishedAt)
+                }
+            }
+            .sorted { $0.finishedAt > $1.finishedAt }
+            .prefix(StatusCommand.recentFailureCount)
+            .map { $0 }
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    func text(now: Date) -> String {
+        var lines = ["queued \(counts["queued"]!), running \(counts["running"]!), done \(counts["done"]!), failed \(counts["failed"]!)"]
+        for name in unrecognized {
+            lines.append("warning: new/\(name) is not named *.job.json and will never run")
+        }
+        if let status = daemon {
+            let age = now.timeIntervalSince(status.updatedAt)
+            lines.append("daemon: pid \(status.pid), \(status.phase.rawValue), status updated \(String(format: "%.1f", age)) s ago")
+            if let flush = status.lastFlush {
+                let outcome =
+                    flush.succeeded
+                    ? "ok, \(flush.rowsWritten) rows, \(flush.acknowledged) jobs acknowledged" : "FAILED: \(flush.error ?? "?")"
+                lines.append("last flush: \(flush.at.ISO8601Format()) (\(flush.reason)) \(outcome)")
+            } else {
+                lines.append("last flush: none yet")
+            }
+            if let since = status.acknowledgementsFailingSince {
+                lines.append(
+                    "acknowledgements failing since \(since.ISO8601Format()) (\(status.consecutiveFlushFailures) failed flushes in a row); "
+                        + (status.claimingPaused ? "claiming paused until a flush succeeds" : "still claiming"))
+            }
+            for job in status.running {
+                lines.append("running: \(job.job) \(Self.progress(job, now: status.updatedAt))")
+            }
+            if status.awaitingFlush > 0 { lines.append("finished, awaiting the next flush: \(status.awaitingFlush)") }
+            if status.waitingForRetry > 0 { lines.append("waiting to retry: \(status.waitingForRetry)") }
+            if status.waitingForDependencies > 0 { lines.append("waiting for dependencies: \(status.waitingForDependencies)") }
         } else {
-            print("last flush: none yet")
+            lines.append("daemon: no status file (never started here)")
         }
-        if let since = status.acknowledgementsFailingSince {
-            print(
-                "acknowledgements failing since \(since.ISO8601Format()) (\(status.consecutiveFlushFailures) failed flushes in a row); "
-                    + (status.claimingPaused ? "claiming paused until a flush succeeds" : "still claiming"))
+        if !recentFailures.isEmpty {
+            lines.append("recent failures:")
+            for failure in recentFailures {
+                let who = [failure.id.map { "id \($0)" }, failure.kind].compactMap { $0 }.joined(separator: ", ")
+                lines.append("  \(failure.finishedAt.ISO8601Format()) \(failure.name) (\(who)): \(failure.reason)")
+            }
         }
-        for job in status.running {
-            let percent = job.progress.fractionCompleted.map { " \(Int($0 * 100))%" } ?? ""
-            print("running: \(job.job)\(percent) (\(job.progress.completedUnitCount)/\(job.progress.totalUnitCount))")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `[########............] 40% (400/1000), about 12 s left`: the time left extrapolated from
+    /// the time the job has run, as of the status file's last update.
+    static func progress(_ job: DaemonStatus.RunningJob, now: Date) -> String {
+        let counts = "(\(job.progress.completedUnitCount)/\(job.progress.totalUnitCount))"
+        guard let fraction = job.progress.fractionCompleted else { return counts }
+        let width = 20
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
+        text += "\(Int((fraction * 100).rounded(.down)))% \(counts)"
+        let elapsed = now.timeIntervalSince(job.startedAt)
+        if fraction > 0, fraction < 1, elapsed > 0 {
+            text += ", about \(Self.duration(elapsed * (1 - fraction) / fraction)) left"
         }
-        if status.awaitingFlush > 0 { print("finished, awaiting the next flush: \(status.awaitingFlush)") }
-        if status.waitingForRetry > 0 { print("waiting to retry: \(status.waitingForRetry)") }
-        if status.waitingForDependencies > 0 { print("waiting for dependencies: \(status.waitingForDependencies)") }
+        return text
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        switch seconds {
+        case ..<60: return "\(Int(seconds.rounded(.up))) s"
+        case ..<3_600: return "\(Int((seconds / 60).rounded(.up))) min"
+        default: return String(format: "%.1f h", seconds / 3_600)
+        }
     }
 }
