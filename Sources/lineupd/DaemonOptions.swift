@@ -23,6 +23,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var gracePeriod: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
     var logLevel: String?
+    @Option(help: "How long done jobs are kept, e.g. 7d or 12h (default: forever); jobs others wait for are kept.")
+    var keepDone: String?
     @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
     var logFormat: LogFormat = .text
 
@@ -57,6 +59,9 @@ struct DaemonOptions: ParsableArguments, Sendable {
                 throw ValidationError("unknown log level \(logLevel)")
             }
             configuration.logLevel = level
+        }
+        if let keepDone {
+            configuration.keepDone = try DaemonConfiguration.duration(text: keepDone, of: "--keep-done")
         }
         try configuration.validate()
         return configuration

@@ -13,7 +13,7 @@ struct CommandLineTests {
             let result = try await sandbox.lineup(["--help"])
             #expect(result.termination == .exited(0))
             let listed = Self.entries(after: "SUBCOMMANDS:", in: result.standardOutput)
-            #expect(listed == ["enqueue", "status", "failed", "retry", "cancel", "show", "run", "demo"], "\(result.standardOutput)")
+            #expect(listed == ["enqueue", "status", "failed", "retry", "cancel", "show", "prune", "run", "demo"], "\(result.standardOutput)")
         }
     }
 
@@ -26,7 +26,7 @@ struct CommandLineTests {
             #expect(
                 listed == [
                     "--store", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
-                    "--grace-period", "--log-level", "--log-format", "-h,",
+                    "--grace-period", "--log-level", "--keep-done", "--log-format", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
         }

@@ -19,6 +19,18 @@ import Testing
         return url
     }
 
+    @Test("durations as text: seconds, or a number with s, m, h or d")
+    func durationsAsText() throws {
+        #expect(try DaemonConfiguration.duration(text: "90", of: "--x") == .seconds(90))
+        #expect(try DaemonConfiguration.duration(text: "90s", of: "--x") == .seconds(90))
+        #expect(try DaemonConfiguration.duration(text: "10m", of: "--x") == .seconds(600))
+        #expect(try DaemonConfiguration.duration(text: "12h", of: "--x") == .seconds(43_200))
+        #expect(try DaemonConfiguration.duration(text: "7d", of: "--x") == .seconds(604_800))
+        for bad in ["", "d", "7w", "-1d", "400d", "nan"] {
+            #expect(throws: DaemonError.self, "\(bad)") { try DaemonConfiguration.duration(text: bad, of: "--x") }
+        }
+    }
+
     @Test func defaultsFollowTheDesign() {
         let configuration = base()
         #expect(configuration.flushInterval == .seconds(5))

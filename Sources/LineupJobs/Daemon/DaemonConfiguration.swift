@@ -70,6 +70,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var spoolDurability: SpoolDirectory.Durability
     /// The level of the daemon's and the jobs' log lines.
     public var logLevel: Logger.Level
+    /// How long jobs stay in `done/` (with their reports) before the daemon removes them; nil
+    /// keeps them forever. A done job that a queued or running job waits for is kept (see
+    /// `SpoolDirectory.pruneDone(finishedBefore:)`). Default nil.
+    public var keepDone: Duration?
 
     public init(storeURL: URL, spoolURL: URL, inputDirectory: URL, outputDirectory: URL) {
         self.storeURL = storeURL
@@ -92,6 +96,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.statusInterval = .seconds(1)
         self.spoolDurability = .fsync
         self.logLevel = .info
+        self.keepDone = nil
     }
 
     /// The claim window in effect.
@@ -117,6 +122,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         copy.dependencyWaitTimeout = other.dependencyWaitTimeout
         copy.flushBacklogLimit = other.flushBacklogLimit
         copy.flushFailureTimeout = other.flushFailureTimeout
+        copy.keepDone = other.keepDone
         return copy
     }
 
@@ -158,6 +164,23 @@ public struct DaemonConfiguration: Sendable, Hashable {
         return .nanoseconds(Int64((seconds * 1e9).rounded()))
     }
 
+    /// A duration given as text: seconds (`90`), or a number with a unit: `90s`, `10m`, `12h`,
+    /// `7d`. Checked as ``duration(seconds:of:in:)`` checks seconds.
+    public static func duration(text: String, of setting: String) throws(DaemonError) -> Duration {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        var number = Substring(text)
+        var unit = 1.0
+        if let last = text.last, let multiplier = units[last] {
+            number = number.dropLast()
+            unit = multiplier
+        }
+        guard let value = Double(number) else {
+            throw DaemonError(
+                .invalidConfiguration, path: nil, "`\(setting)` must be a duration such as 90s, 10m, 12h or 7d; found \(text)")
+        }
+        return try duration(seconds: value * unit, of: setting)
+    }
+
     /// Checks every setting against its range; out of range, none has a meaningful behaviour.
     ///
     /// | setting | range |
@@ -192,6 +215,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
             ("dependencyWaitTimeout", dependencyWaitTimeout, true), ("baseDelay", retry.baseDelay, true),
             ("maxDelay", retry.maxDelay, true),
         ]
+        if let keepDone, keepDone < .seconds(1) {
+            throw invalid("`keepDone` must be at least 1 s; found \(Self.seconds(keepDone)) s")
+        }
         for (name, duration, zeroAllowed) in durations {
             let inRange = zeroAllowed ? duration >= .zero : duration > .zero
             guard inRange, duration <= maximum else {
@@ -212,6 +238,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + "poisonThreshold=\(maxInterruptions) rescanInterval=\(Self.seconds(rescanInterval))s "
             + "inotify=\(usesInotify) flushBacklogLimit=\(flushBacklogLimit) "
             + "flushFailureTimeout=\(Self.seconds(flushFailureTimeout))s logLevel=\(logLevel)"
+            + (keepDone.map { " keepDone=\(Self.seconds($0))s" } ?? "")
             + (configurationFile.map { " configurationFile=\($0.path)" } ?? "")
     }
 

@@ -34,6 +34,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var inotify: Bool?
     public var statusInterval: Double?
     public var logLevel: Logger.Level?
+    public var keepDone: Double?
 
     public init() {}
 
@@ -90,21 +91,21 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             ("flushInterval", flushInterval), ("gracePeriod", gracePeriod), ("cancellationTimeout", cancellationTimeout),
             ("baseDelay", baseDelay), ("maxDelay", maxDelay), ("dependencyWaitTimeout", dependencyWaitTimeout),
             ("rescanInterval", rescanInterval), ("statusInterval", statusInterval),
-            ("flushFailureTimeout", flushFailureTimeout),
+            ("flushFailureTimeout", flushFailureTimeout), ("keepDone", keepDone),
         ]
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case store, spool, input, output, concurrency, claimWindow, flushInterval, gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
-            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel
+            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone
 
         var kind: ValueKind {
             switch self {
             case .store, .spool, .input, .output, .logLevel: .string
             case .concurrency, .claimWindow, .flushBacklogLimit, .maxAttempts, .poisonThreshold: .wholeNumber
             case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
-                .dependencyWaitTimeout, .rescanInterval, .statusInterval:
+                .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone:
                 .seconds
             case .inotify: .boolean
             }
@@ -183,6 +184,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.usesInotify = inotify ?? result.usesInotify
         result.statusInterval = duration(statusInterval, result.statusInterval)
         result.logLevel = logLevel ?? result.logLevel
+        result.keepDone = keepDone.map { .nanoseconds(Int64($0 * 1e9)) } ?? result.keepDone
         return result
     }
 

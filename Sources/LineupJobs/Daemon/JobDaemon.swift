@@ -224,6 +224,7 @@ public final class JobDaemon: Service, Sendable {
                 }
                 group.addTask { await self.flushLoop(runner) }
                 group.addTask { await self.statusLoop(runner, interval: configuration.statusInterval) }
+                group.addTask { await self.retentionLoop(spool) }
                 if let signals {
                     group.addTask { await self.signalLoop(signals) }
                 }
@@ -424,6 +425,37 @@ public final class JobDaemon: Service, Sendable {
             _ = try? await runner.flush(.interval)
             let interval = state.withLock { $0.configuration.flushInterval }
             flushDue = max(flushDue.advanced(by: interval), clock.now)
+        }
+    }
+
+    /// Removes done jobs older than ``DaemonConfiguration/keepDone`` at start and then every
+    /// hour (or every tenth of the retention, when that is shorter). Read each time, so that a
+    /// reload can turn it on or off.
+    private func retentionLoop(_ spool: SpoolDirectory) async {
+        while true {
+            let keepDone = state.withLock { $0.configuration.keepDone }
+            if let keepDone {
+                let cutoff = Date().addingTimeInterval(-Double(keepDone.components.seconds))
+                do {
+                    let pruning = try spool.pruneDone(finishedBefore: cutoff)
+                    if !pruning.removed.isEmpty || !pruning.keptForDependents.isEmpty {
+                        logger.info(
+                            "removed done jobs past their retention",
+                            metadata: [
+                                "removed": "\(pruning.removed.count)", "keptForDependents": "\(pruning.keptForDependents.count)",
+                                "finishedBefore": "\(cutoff.ISO8601Format())",
+                            ])
+                    }
+                } catch {
+                    logger.warning("cannot remove done jobs past their retention", metadata: ["error": "\(error)"])
+                }
+            }
+            let pause = min(.seconds(3_600), (keepDone ?? .seconds(3_600)) / 10)
+            do {
+                try await Task.sleep(for: pause)
+            } catch {
+                return
+            }
         }
     }
 

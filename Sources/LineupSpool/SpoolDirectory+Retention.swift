@@ -1,0 +1,67 @@
+public import Foundation
+
+/// What ``SpoolDirectory/pruneDone(finishedBefore:)`` removed and kept.
+public struct SpoolPruning: Sendable, Hashable {
+    /// The done jobs removed, with their reports.
+    public var removed: [SpoolEntry] = []
+    /// Done jobs old enough to go that were kept, because a queued or running job names them in
+    /// its `after` list.
+    public var keptForDependents: [SpoolEntry] = []
+
+    public init() {}
+}
+
+extension SpoolDirectory {
+    /// Removes the jobs in `done/` that finished before `cutoff` (by the time their result
+    /// report was written), job file first, then report.
+    ///
+    /// A done job that a job in `new/` or `active/` names in its `after` list is kept whatever
+    /// its age: a daemon that starts later learns what finished from `done/`, and would leave
+    /// that dependent waiting for a job it could no longer see.
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/io`` when a directory cannot be
+    ///   listed or a file cannot be removed; what was removed before stays removed.
+    @discardableResult
+    public func pruneDone(finishedBefore cutoff: Date) throws(SpoolError) -> SpoolPruning {
+        let needed = try dependencyIDs()
+        let donePath = path(of: .done) + "/"
+        var pruning = SpoolPruning()
+        for entry in try entries(.done) {
+            let report = donePath + entry.jobFileName.resultReportName
+            guard let finished = FileSystem.modificationTime(report) ?? FileSystem.modificationTime(entry.path),
+                finished < cutoff
+            else { continue }
+            if let id = jobID(at: entry.path), needed.contains(id) {
+                pruning.keptForDependents.append(entry)
+                continue
+            }
+            try FileSystem.removeFile(entry.path)
+            try FileSystem.removeFile(report)
+            pruning.removed.append(entry)
+        }
+        return pruning
+    }
+
+    /// The ids that the jobs in `new/` and `active/` wait for.
+    private func dependencyIDs() throws(SpoolError) -> Set<String> {
+        var ids: Set<String> = []
+        for state in [SpoolState.queued, .running] {
+            for entry in try entries(state) {
+                guard let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumJobFileSize),
+                    size <= Self.maximumJobFileSize, let job = try? JobFile(data: contents)
+                else { continue }
+                ids.formUnion(job.after)
+            }
+        }
+
+        return ids
+    }
+
+    /// The `id` of the job file at `path`; nil when it has none or cannot be read.
+    private func jobID(at path: String) -> String? {
+        guard let (contents, size) = try? FileSystem.readFile(path, limit: Self.maximumJobFileSize),
+            size <= Self.maximumJobFileSize
+        else { return nil }
+        return (try? JobFile(data: contents))?.id
+    }
+}
