@@ -15,7 +15,8 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case malformedJobFile, unknownKind, invalidParameters, pathOutsideAllowedDirectory,
-                inputNotFound, outputUnavailable, dependencyFailed, dependencyCycle, unknownDependency, cancelled, jobFailed
+                inputNotFound, outputUnavailable, dependencyFailed, dependencyCycle, unknownDependency, duplicateJob, cancelled,
+                jobFailed
         }
 
         private let value: Value
@@ -43,6 +44,8 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         /// A job named in `after` was not seen within the daemon's dependency wait timeout.
         /// Not retryable.
         public static let unknownDependency = Code(.unknownDependency)
+        /// Another job with the same `uniqueKey` is queued or running. Not retryable.
+        public static let duplicateJob = Code(.duplicateJob)
         /// The task was cancelled (the daemon is shutting down). The runner returns the job to
         /// `new/` rather than failing it.
         public static let cancelled = Code(.cancelled)
@@ -66,6 +69,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
             case .inputNotFound: "input not found"
             case .outputUnavailable: "output unavailable"
             case .dependencyFailed: "dependency failed"
+            case .duplicateJob: "duplicate job"
             case .dependencyCycle: "dependency cycle"
             case .unknownDependency: "unknown dependency"
             case .cancelled: "cancelled"

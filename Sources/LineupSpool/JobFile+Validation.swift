@@ -9,6 +9,7 @@ extension JobFile {
         var after: [String] = []
         var maxAttempts: Int?
         var baseDelay: Double?
+        var uniqueKey: String?
 
         init(_ fields: [String: JSONValue], path: String?) throws(SpoolError) {
             func invalid(_ message: String) -> SpoolError {
@@ -63,6 +64,16 @@ extension JobFile {
                 throw invalid("field `maxAttempts` must be at least 1")
             case let other?:
                 throw invalid("field `maxAttempts` must be an integer, found \(other.typeDescription)")
+            }
+            switch fields["uniqueKey"] {
+            case nil, .null:
+                uniqueKey = nil
+            case .string(let key) where key.isEmpty:
+                throw invalid("field `uniqueKey` must not be empty")
+            case .string(let key):
+                uniqueKey = key
+            case let other?:
+                throw invalid("field `uniqueKey` must be a string, found \(other.typeDescription)")
             }
             switch fields["baseDelay"] {
             case nil, .null:

@@ -2,8 +2,8 @@ public import Foundation
 
 /// A job file: what a producer drops in the spool and what the daemon runs.
 ///
-/// A job file is one JSON object. `kind` is required; `id`, `after`, `maxAttempts` and
-/// `baseDelay` are optional and mean the same for every kind; every other field belongs to
+/// A job file is one JSON object. `kind` is required; `id`, `after`, `maxAttempts`,
+/// `baseDelay` and `uniqueKey` are optional and mean the same for every kind; every other field belongs to
 /// the kind, which decodes it with ``parameters(as:)``:
 ///
 /// ```json
@@ -19,7 +19,7 @@ public import Foundation
 /// Two job files are equal when their fields are equal, whatever their spacing or key order.
 public struct JobFile: Sendable, Hashable {
     /// The fields every kind shares; a kind's own parameters may not use these names.
-    public static let commonFields: Set<String> = ["kind", "id", "after", "maxAttempts", "baseDelay"]
+    public static let commonFields: Set<String> = ["kind", "id", "after", "maxAttempts", "baseDelay", "uniqueKey"]
 
     /// The job kind, e.g. `"import-buoy"`; selects the task that runs the job.
     public let kind: String
@@ -33,6 +33,10 @@ public struct JobFile: Sendable, Hashable {
     /// The first retry delay in seconds (later retries back off from it); nil means the
     /// daemon's default.
     public let baseDelay: Double?
+    /// While a job with this key is queued or running in a daemon, another one with the same key
+    /// is refused: it fails at once, naming the job that holds the key. Once that job is done
+    /// or failed, the key is free again.
+    public let uniqueKey: String?
     /// Every field of the file, the common ones included.
     public let fields: [String: JSONValue]
 
@@ -68,6 +72,7 @@ public struct JobFile: Sendable, Hashable {
         after: [String] = [],
         maxAttempts: Int? = nil,
         baseDelay: Double? = nil,
+        uniqueKey: String? = nil,
         parameters: [String: JSONValue] = [:]
     ) throws(SpoolError) {
         if let clash = parameters.keys.sorted().first(where: { Self.commonFields.contains($0) }) {
@@ -83,6 +88,7 @@ public struct JobFile: Sendable, Hashable {
         if !after.isEmpty { fields["after"] = .array(after.map { .string($0) }) }
         if let maxAttempts { fields["maxAttempts"] = .integer(maxAttempts) }
         if let baseDelay { fields["baseDelay"] = .number(baseDelay) }
+        if let uniqueKey { fields["uniqueKey"] = .string(uniqueKey) }
         try self.init(fields: fields, source: nil, path: nil)
     }
 
@@ -140,6 +146,7 @@ public struct JobFile: Sendable, Hashable {
         self.after = common.after
         self.maxAttempts = common.maxAttempts
         self.baseDelay = common.baseDelay
+        self.uniqueKey = common.uniqueKey
         self.fields = fields
         self.source = source
         self.path = path

@@ -28,6 +28,8 @@ struct EnqueueCommand: ParsableCommand {
     var after: [String] = []
     @Option(help: "Attempts before the job goes to failed/.")
     var maxAttempts: Int?
+    @Option(help: "Refuse this job while another job with the same key is queued or running.")
+    var uniqueKey: String?
     @Flag(help: "Print the job file that would be written, and write nothing.")
     var dryRun = false
 
@@ -37,7 +39,7 @@ struct EnqueueCommand: ParsableCommand {
             let (key, value) = try Self.parse(parameter)
             values[key] = value
         }
-        let job = try JobFile(kind: kind, id: id, after: after, maxAttempts: maxAttempts, parameters: values)
+        let job = try JobFile(kind: kind, id: id, after: after, maxAttempts: maxAttempts, uniqueKey: uniqueKey, parameters: values)
         if dryRun {
             print(String(decoding: try job.encoded(), as: UTF8.self))
             return

@@ -142,6 +142,8 @@ struct JobFileTests {
         (#"{"kind": "k", "after": "a"}"#, "field `after` must be an array of job ids, found a string"),
         (#"{"kind": "k", "after": ["a", 1]}"#, "field `after[1]` must be a string (a job id), found an integer"),
         (#"{"kind": "k", "maxAttempts": "3"}"#, "field `maxAttempts` must be an integer, found a string"),
+        (#"{"kind": "k", "uniqueKey": ""}"#, "field `uniqueKey` must not be empty"),
+        (#"{"kind": "k", "uniqueKey": 7}"#, "field `uniqueKey` must be a string, found an integer"),
         (#"{"kind": "k", "maxAttempts": 2.5}"#, "field `maxAttempts` must be an integer, found a number"),
         (#"{"kind": "k", "maxAttempts": 0}"#, "field `maxAttempts` must be at least 1"),
         (#"{"kind": "k", "baseDelay": "1s"}"#, "field `baseDelay` must be a number of seconds, found a string"),

@@ -205,6 +205,17 @@ final class JobRunner: @unchecked Sendable {
                     jobFile: record.claimed.enqueuedFileName, isRetryable: false))
             return
         }
+        if let key = file.uniqueKey,
+            let holder = live.values.first(where: { $0 !== record && $0.file?.uniqueKey == key })
+        {
+            failPermanently(
+                record,
+                JobError(
+                    .duplicateJob,
+                    "refused: job \(holder.jobID) (\(holder.claimed.enqueuedFileName)) holds uniqueKey `\(key)` and is queued or running",
+                    jobFile: record.claimed.enqueuedFileName, isRetryable: false))
+            return
+        }
         do {
             record.preparedTask = try registry.makeTask(for: makeRequest(record))
         } catch {
