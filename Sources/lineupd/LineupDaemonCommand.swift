@@ -19,8 +19,8 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             claiming, let running jobs finish within the grace period, return the rest to new/, \
             flush, checkpoint the WAL and exit 0.
 
-            Exit statuses (sysexits.h): 0 stopped as asked; 64 an invalid option or configuration \
-            file (EX_USAGE); 70 jobs ignored cancellation at shutdown and were left in active/ \
+            Exit statuses (sysexits.h): 0 stopped as asked; 64 an invalid option (EX_USAGE); 78 an \
+            invalid configuration file (EX_CONFIG); 70 jobs ignored cancellation at shutdown and were left in active/ \
             (EX_SOFTWARE); 74 the store or spool cannot be used, or flushes kept failing \
             (EX_IOERR); 75 another process owns the spool or the store (EX_TEMPFAIL).
             """)
@@ -42,6 +42,11 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         let configuration: DaemonConfiguration
         do {
             configuration = try options.makeConfiguration()
+        } catch let error as DaemonError where error.code == .invalidConfiguration && error.path != nil {
+            // The configuration file, not the command line: EX_CONFIG, which tells a supervisor
+            // that restarting will not help until the file is fixed.
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(78)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -69,7 +74,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
     /// The `sysexits.h` status that tells a supervisor what kind of failure stopped the daemon.
     static func exitStatus(for error: DaemonError) -> Int32 {
         switch error.code {
-        case .invalidConfiguration: 64  // EX_USAGE
+        case .invalidConfiguration: error.path == nil ? 64 : 78  // EX_USAGE; EX_CONFIG for the file
         case .jobsDidNotStop: 70  // EX_SOFTWARE
         case .alreadyOwned: 75  // EX_TEMPFAIL
         default: 74  // EX_IOERR: the spool, the store, flushes

@@ -39,7 +39,7 @@ extension DaemonTests {
         }
 
         @Test(
-            "a bad configuration file exits 64 naming the file and the key",
+            "a bad configuration file exits 78 (EX_CONFIG) naming the file and the key",
             arguments: [
                 (#"{"flushInterval": 1e400}"#, "not a valid configuration file"),
                 (#"{"flushInterval": 1e300}"#, "`flushInterval` must be a number of seconds"),
@@ -54,7 +54,7 @@ extension DaemonTests {
                 try Data(text.utf8).write(to: file)
                 let result = try await sandbox.run(
                     Binaries.lineupd, sandbox.daemonLocationArguments + ["--config", file.path])
-                #expect(result.termination == .exited(64), "\(text): \(result.standardError)")
+                #expect(result.termination == .exited(78), "\(text): \(result.standardError)")
                 #expect(result.standardError.contains(file.path), "\(text): \(result.standardError)")
                 #expect(result.standardError.contains(message), "\(text): \(result.standardError)")
             }
