@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // `swift package generate-documentation` for the DocC catalogs of LineupStore and LineupJobs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The one lock type the other modules share.
@@ -104,6 +106,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The README's and the docs' example of a daemon of your own, built (and run by a test)
+        // so that it stays true.
+        .executableTarget(
+            name: "note-daemon",
+            dependencies: ["LineupJobs", "LineupStore", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/NoteDaemon"
+        ),
         .testTarget(
             name: "LineupStoreTests",
             dependencies: [
@@ -134,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "LineupCLITests",
             dependencies: [
-                "lineupd", "lineup", "LineupSpool", "LineupJobs", "BuoyXML", "LineupTestSupport",
+                "lineupd", "lineup", "note-daemon", "LineupSpool", "LineupJobs", "BuoyXML", "LineupTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -44,6 +44,11 @@ enum Binaries {
         get throws { try executable("lineup") }
     }
 
+    /// The example daemon of `Examples/NoteDaemon`.
+    static var noteDaemon: URL {
+        get throws { try executable("note-daemon") }
+    }
+
     private static func executable(_ name: String) throws -> URL {
         guard let productsDirectory else {
             throw HarnessError(
