@@ -24,6 +24,9 @@ public struct ClaimedJob: Sendable, Hashable {
     public let failedAttempts: Int
     /// When this process claimed it.
     public let claimedAt: Date
+    /// The `notBefore` time its file name carries (see ``JobFile/notBefore``), to the second.
+    public var notBefore: Date? { notBeforeTag.map { Date(timeIntervalSince1970: Double($0)) } }
+    private let notBeforeTag: Int64?
     /// Why the file could not be read, if it could not.
     private let loadFailure: SpoolError?
 
@@ -42,6 +45,7 @@ public struct ClaimedJob: Sendable, Hashable {
         self.contents = contents
         self.interruptions = fileName.interruptions
         self.failedAttempts = fileName.failedAttempts
+        self.notBeforeTag = fileName.notBefore
         self.claimedAt = claimedAt
         self.loadFailure = loadFailure
     }
@@ -59,7 +63,7 @@ public struct ClaimedJob: Sendable, Hashable {
     }
 
     var jobFileName: JobFileName {
-        JobFileName(name: name, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+        JobFileName(name: name, notBefore: notBeforeTag, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
     }
 
     /// The same claim after its file was renamed to `fileName` in the same directory.

@@ -10,6 +10,7 @@ extension JobFile {
         var maxAttempts: Int?
         var baseDelay: Double?
         var uniqueKey: String?
+        var notBefore: Date?
 
         init(_ fields: [String: JSONValue], path: String?) throws(SpoolError) {
             func invalid(_ message: String) -> SpoolError {
@@ -75,6 +76,17 @@ extension JobFile {
             case let other?:
                 throw invalid("field `uniqueKey` must be a string, found \(other.typeDescription)")
             }
+            switch fields["notBefore"] {
+            case nil, .null:
+                notBefore = nil
+            case .string(let text):
+                guard let date = Self.iso8601Date(text) else {
+                    throw invalid("field `notBefore` must be an ISO 8601 time such as \"2026-11-24T06:00:00Z\"; found \(text.debugDescription)")
+                }
+                notBefore = date
+            case let other?:
+                throw invalid("field `notBefore` must be an ISO 8601 time (a string), found \(other.typeDescription)")
+            }
             switch fields["baseDelay"] {
             case nil, .null:
                 baseDelay = nil
@@ -87,6 +99,23 @@ extension JobFile {
             case let other?:
                 throw invalid("field `baseDelay` must be a number of seconds, found \(other.typeDescription)")
             }
+        }
+
+        /// `2026-11-24T06:00:00.250Z`: UTC, to the millisecond.
+        static func iso8601Text(_ date: Date) -> String {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.string(from: date)
+        }
+
+        /// An ISO 8601 date and time with a zone (`Z` or `+02:00`), with or without fractions of
+        /// a second: what `ISO8601Format()` and most producers write.
+        static func iso8601Date(_ text: String) -> Date? {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            if let date = formatter.date(from: text) { return date }
+            formatter.formatOptions = [.withInternetDateTime]
+            return formatter.date(from: text)
         }
     }
 

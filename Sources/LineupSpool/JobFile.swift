@@ -3,7 +3,7 @@ public import Foundation
 /// A job file: what a producer drops in the spool and what the daemon runs.
 ///
 /// A job file is one JSON object. `kind` is required; `id`, `after`, `maxAttempts`,
-/// `baseDelay` and `uniqueKey` are optional and mean the same for every kind; every other field belongs to
+/// `baseDelay`, `uniqueKey` and `notBefore` are optional and mean the same for every kind; every other field belongs to
 /// the kind, which decodes it with ``parameters(as:)``:
 ///
 /// ```json
@@ -19,7 +19,7 @@ public import Foundation
 /// Two job files are equal when their fields are equal, whatever their spacing or key order.
 public struct JobFile: Sendable, Hashable {
     /// The fields every kind shares; a kind's own parameters may not use these names.
-    public static let commonFields: Set<String> = ["kind", "id", "after", "maxAttempts", "baseDelay", "uniqueKey"]
+    public static let commonFields: Set<String> = ["kind", "id", "after", "maxAttempts", "baseDelay", "uniqueKey", "notBefore"]
 
     /// The job kind, e.g. `"import-buoy"`; selects the task that runs the job.
     public let kind: String
@@ -37,6 +37,9 @@ public struct JobFile: Sendable, Hashable {
     /// is refused: it fails at once, naming the job that holds the key. Once that job is done
     /// or failed, the key is free again.
     public let uniqueKey: String?
+    /// The job runs at this time or later (an ISO 8601 time in the file, e.g.
+    /// `"2026-11-24T06:00:00Z"`); a daemon leaves it queued until then.
+    public let notBefore: Date?
     /// Every field of the file, the common ones included.
     public let fields: [String: JSONValue]
 
@@ -73,6 +76,7 @@ public struct JobFile: Sendable, Hashable {
         maxAttempts: Int? = nil,
         baseDelay: Double? = nil,
         uniqueKey: String? = nil,
+        notBefore: Date? = nil,
         parameters: [String: JSONValue] = [:]
     ) throws(SpoolError) {
         if let clash = parameters.keys.sorted().first(where: { Self.commonFields.contains($0) }) {
@@ -89,6 +93,7 @@ public struct JobFile: Sendable, Hashable {
         if let maxAttempts { fields["maxAttempts"] = .integer(maxAttempts) }
         if let baseDelay { fields["baseDelay"] = .number(baseDelay) }
         if let uniqueKey { fields["uniqueKey"] = .string(uniqueKey) }
+        if let notBefore { fields["notBefore"] = .string(CommonFields.iso8601Text(notBefore)) }
         try self.init(fields: fields, source: nil, path: nil)
     }
 
@@ -147,6 +152,7 @@ public struct JobFile: Sendable, Hashable {
         self.maxAttempts = common.maxAttempts
         self.baseDelay = common.baseDelay
         self.uniqueKey = common.uniqueKey
+        self.notBefore = common.notBefore
         self.fields = fields
         self.source = source
         self.path = path

@@ -51,6 +51,21 @@ extension SpoolDirectory {
         try syncIfDurable(.queued)
     }
 
+    /// Returns a claimed job that may not run yet to `new/`, with its `notBefore` time in its
+    /// file name so that claimers skip it until then; nothing is counted (the job did not run).
+    /// A daemon does this for a job whose file says `notBefore` and whose name did not (a job
+    /// file written into `new/` by hand rather than by ``enqueue(_:)``).
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job file is no
+    ///   longer in `active/`.
+    public func postpone(_ job: ClaimedJob, until notBefore: Date) throws(SpoolError) {
+        let scheduled = job.jobFileName.withNotBefore(JobFileName.seconds(notBefore: notBefore))
+        guard try requeue(from: job.path, as: scheduled) != nil else {
+            throw SpoolError(code: .notFound, path: job.path, message: "claimed job file is no longer in active/")
+        }
+        try syncIfDurable(.queued)
+    }
+
     /// Counts a failed attempt of a claimed job that will be retried, in its file name in
     /// `active/` (`.a<N>`), so that the count survives a restart and `maxAttempts` bounds the
     /// job across restarts too.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What an operator does by hand (`lineup failed`, `retry`, `cancel`, `show`), each step one
 /// atomic rename, so that two operators (or an operator and a daemon) racing for the same job
@@ -14,6 +14,19 @@ extension SpoolDirectory {
             else { return false }
             return job.id == id
         }
+    }
+
+    /// The ids of the queued jobs that wait for their `notBefore` time: a job that names one in
+    /// its `after` list waits for it however long that is.
+    public func scheduledJobIDs(now: Date = Date()) throws(SpoolError) -> Set<String> {
+        Set(
+            try entries(.queued).compactMap { entry -> String? in
+                guard entry.jobFileName.isScheduled(after: now),
+                    let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumJobFileSize),
+                    size <= Self.maximumJobFileSize
+                else { return nil }
+                return (try? JobFile(data: contents))?.id
+            })
     }
 
     /// Moves a failed job back to `new/` to run again, as a fresh job: its count of failed

@@ -154,7 +154,7 @@ public final class SpoolDirectory: Sendable {
     ///   enqueued before).
     @discardableResult
     public func enqueue(_ job: JobFile) throws(SpoolError) -> SpoolEntry {
-        try enqueue(contents: job.encoded())
+        try enqueue(contents: job.encoded(), notBefore: job.notBefore)
     }
 
     /// Enqueues bytes as they are, without checking that they form a valid job. For
@@ -162,7 +162,13 @@ public final class SpoolDirectory: Sendable {
     /// report that says why.
     @discardableResult
     public func enqueue(contents: Data) throws(SpoolError) -> SpoolEntry {
-        let fileName = JobFileName(name: JobNameGenerator.shared.next())
+        try enqueue(contents: contents, notBefore: nil)
+    }
+
+    /// Enqueues bytes, with `notBefore` in the file's name (see `JobFileName`) so that claimers
+    /// skip it until then without reading it.
+    private func enqueue(contents: Data, notBefore: Date?) throws(SpoolError) -> SpoolEntry {
+        let fileName = JobFileName(name: JobNameGenerator.shared.next(), notBefore: notBefore.map(JobFileName.seconds(notBefore:)))
         let temporary = temporaryPath + "/" + fileName.fileName
         let destination = path(of: .queued) + "/" + fileName.fileName
         try FileSystem.writeFile(temporary, contents: contents, exclusive: true, sync: durability == .fsync)
@@ -180,7 +186,8 @@ public final class SpoolDirectory: Sendable {
 
     // MARK: Claim
 
-    /// Claims the oldest queued job, or returns nil when `new/` holds none.
+    /// Claims the oldest queued job that is due (whose file name carries no `notBefore` time
+    /// still to come), or returns nil when `new/` holds none.
     ///
     /// Safe to call from several threads, and from several processes on the same spool:
     /// each job is claimed by exactly one caller. Jobs enqueued after the last listing of
@@ -201,6 +208,10 @@ public final class SpoolDirectory: Sendable {
             }
             guard let candidate else {
                 return nil
+            }
+            // Scheduled for later: left in new/ for a later listing, unread.
+            if JobFileName(fileName: candidate)?.isScheduled(after: Date()) == true {
+                continue
             }
             if let job = try claim(fileName: candidate) {
                 return job

@@ -16,6 +16,9 @@ public struct SpoolEntry: Sendable, Hashable {
     public let failedAttempts: Int
     /// Its claim, for a job in `active/`, `done/` or `failed/` (see ``ClaimedJob/claim``).
     public let claim: String?
+    /// The `notBefore` time its file name carries: a queued job waits until then.
+    public var notBefore: Date? { notBeforeTag.map { Date(timeIntervalSince1970: Double($0)) } }
+    private let notBeforeTag: Int64?
 
     init(fileName: JobFileName, state: SpoolState, path: String) {
         self.name = fileName.name
@@ -25,10 +28,11 @@ public struct SpoolEntry: Sendable, Hashable {
         self.interruptions = fileName.interruptions
         self.failedAttempts = fileName.failedAttempts
         self.claim = fileName.claim
+        self.notBeforeTag = fileName.notBefore
     }
 
     var jobFileName: JobFileName {
-        JobFileName(name: name, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+        JobFileName(name: name, notBefore: notBeforeTag, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
     }
 
     /// The job file.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LineupJobs
 import LineupSpool
 
 /// `lineup enqueue KIND key=value key:=json...`: writes a job file into the spool atomically
@@ -30,6 +31,10 @@ struct EnqueueCommand: ParsableCommand {
     var maxAttempts: Int?
     @Option(help: "Refuse this job while another job with the same key is queued or running.")
     var uniqueKey: String?
+    @Option(help: "Run the job at this time or later (ISO 8601, e.g. 2026-11-24T06:00:00Z).")
+    var at: String?
+    @Option(name: .customLong("in"), help: "Run the job after this long: 90s, 10m, 12h, 7d.")
+    var delay: String?
     @Flag(help: "Print the job file that would be written, and write nothing.")
     var dryRun = false
 
@@ -39,7 +44,9 @@ struct EnqueueCommand: ParsableCommand {
             let (key, value) = try Self.parse(parameter)
             values[key] = value
         }
-        let job = try JobFile(kind: kind, id: id, after: after, maxAttempts: maxAttempts, uniqueKey: uniqueKey, parameters: values)
+        let job = try JobFile(
+            kind: kind, id: id, after: after, maxAttempts: maxAttempts, uniqueKey: uniqueKey, notBefore: try notBefore(),
+            parameters: values)
         if dryRun {
             print(String(decoding: try job.encoded(), as: UTF8.self))
             return
@@ -47,6 +54,24 @@ struct EnqueueCommand: ParsableCommand {
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         let entry = try directory.enqueue(job)
         print(entry.url.path)
+    }
+
+    /// The time `--at` names, or now plus `--in`.
+    private func notBefore() throws -> Date? {
+        switch (at, delay) {
+        case (nil, nil):
+            return nil
+        case (let text?, nil):
+            guard let date = try? Date(text, strategy: .iso8601) else {
+                throw ValidationError("--at \(text) is not an ISO 8601 time such as 2026-11-24T06:00:00Z")
+            }
+            return date
+        case (nil, let text?):
+            let delay = try DaemonConfiguration.duration(text: text, of: "--in")
+            return Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+        default:
+            throw ValidationError("give --at or --in, not both")
+        }
     }
 
     /// `key=text` is the string `text`; `key:=json` is the JSON value `json`.

@@ -1,3 +1,4 @@
+public import Foundation
 public import LineupSpool
 
 /// Something the daemon did, for observers (tests, a supervisor UI). Subscribe with
@@ -22,6 +23,9 @@ public enum DaemonEvent: Sendable {
     case jobAcknowledged(JobInfo, JobResultReport)
     /// At shutdown the job was cancelled or not started, and its file returned to `new/`.
     case jobReleased(JobInfo)
+    /// The job's `notBefore` time is still to come: its file went back to `new/`, named so
+    /// that it is claimed again then.
+    case jobScheduled(JobInfo, notBefore: Date)
     /// A flush committed (and acknowledged the jobs it carried).
     case flushed(FlushSummary)
     /// A flush failed; its jobs stay unacknowledged and the next flush tries again.

@@ -168,6 +168,10 @@ final class JobRunner: @unchecked Sendable {
             let code: JobError.Code = error.code == .malformedJobFile ? .malformedJobFile : .invalidParameters
             invalid = JobError(code, error.message, jobFile: claimed.enqueuedFileName, isRetryable: false, underlying: error)
         }
+        if let notBefore = file?.notBefore, notBefore > Date() {
+            postpone(claimed, file: file, until: notBefore)
+            return
+        }
         let policy = settings.withLock { $0.retry }.overridden(
             maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
         let record = JobRecord(claimed: claimed, file: file, policy: policy)
@@ -185,6 +189,23 @@ final class JobRunner: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Returns a job whose `notBefore` time is still to come to `new/`, named so that claimers
+    /// skip it until then (a job enqueued with `SpoolDirectory.enqueue(_:)` has that name
+    /// already and is not claimed early; one written into `new/` by hand is, once).
+    private func postpone(_ claimed: ClaimedJob, file: JobFile?, until notBefore: Date) {
+        let info = JobInfo(name: claimed.name, claim: claimed.claim, id: file?.id, kind: file?.kind, attempt: claimed.failedAttempts + 1)
+        do {
+            try spool.postpone(claimed, until: notBefore)
+        } catch {
+            // It stays in active/ until the next start returns it to new/; running it early
+            // would break the one promise notBefore makes.
+            logger.error("cannot return a scheduled job to new/", metadata: ["job": "\(info.id ?? info.name)", "error": "\(error)"])
+            return
+        }
+        events.emit(.jobScheduled(info, notBefore: notBefore))
+        logger.info("job scheduled", metadata: ["job": "\(info.id ?? info.name)", "notBefore": "\(notBefore.ISO8601Format())"])
     }
 
     /// Fails the job at once when its file or parameters are invalid; otherwise resolves its
@@ -315,6 +336,13 @@ final class JobRunner: @unchecked Sendable {
         guard !isStopping, let record = live[claim],
             case let .waitingForDependencies(unresolved) = record.state
         else { return }
+        // A job scheduled for later is waited for however long that is.
+        if let scheduled = try? spool.scheduledJobIDs(), !unresolved.isDisjoint(with: scheduled) {
+            coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
+                self.dependencyWaitExpired(claim: claim, timeout: timeout)
+            }
+            return
+        }
         let ids = unresolved.sorted().joined(separator: ", ")
         failPermanently(
             record,

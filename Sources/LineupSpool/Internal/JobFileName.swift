@@ -7,12 +7,15 @@ import Glibc
 import Darwin
 #endif
 
-/// The name of a job file in the spool: `<name>[.i<interruptions>][.a<attempts>][.c<claim>].job.json`.
+/// The name of a job file in the spool:
+/// `<name>[.t<not before>][.i<interruptions>][.a<attempts>][.c<claim>].job.json`.
 ///
 /// `name` is fixed when the job is enqueued and never changes; it is what people, logs and
 /// `after` lists see. The tags after it are the job's own state, kept in the name so that each
 /// change is one atomic `rename(2)` and survives any crash with no second file to keep in step:
 ///
+/// - `.t<seconds>` is the job's `notBefore` time (Unix seconds, rounded up): claimers skip the
+///   file until then without reading it, so a job scheduled for next week costs nothing now;
 /// - `.i<N>` counts the times a daemon stopped (crashed) while the job was in `active/`;
 /// - `.a<N>` counts the attempts that failed with a retryable error, so that `maxAttempts`
 ///   bounds a job across restarts;
@@ -28,12 +31,14 @@ struct JobFileName: Hashable, Sendable {
     static let claimLength = 12
 
     let name: String
+    let notBefore: Int64?
     let interruptions: Int
     let failedAttempts: Int
     let claim: String?
 
-    init(name: String, interruptions: Int = 0, failedAttempts: Int = 0, claim: String? = nil) {
+    init(name: String, notBefore: Int64? = nil, interruptions: Int = 0, failedAttempts: Int = 0, claim: String? = nil) {
         self.name = name
+        self.notBefore = notBefore
         self.interruptions = interruptions
         self.failedAttempts = failedAttempts
         self.claim = claim
@@ -62,12 +67,19 @@ struct JobFileName: Hashable, Sendable {
             interruptions = count
             stem = stem.dropLast(tail.count + 1)
         }
-        self.init(name: String(stem), interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+        var notBefore: Int64?
+        if let tail = Self.tag(of: stem), tail.first == "t", let seconds = Self.seconds(tail.dropFirst()) {
+            notBefore = seconds
+            stem = stem.dropLast(tail.count + 1)
+        }
+        self.init(
+            name: String(stem), notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
     }
 
     /// The file name without `.job.json`: what its report is named after.
     var stem: String {
         var stem = name
+        if let notBefore { stem += ".t\(notBefore)" }
         if interruptions > 0 { stem += ".i\(interruptions)" }
         if failedAttempts > 0 { stem += ".a\(failedAttempts)" }
         if let claim { stem += ".c" + claim }
@@ -80,15 +92,30 @@ struct JobFileName: Hashable, Sendable {
     var errorReportName: String { stem + ".error.json" }
 
     func withInterruptions(_ count: Int) -> JobFileName {
-        JobFileName(name: name, interruptions: count, failedAttempts: failedAttempts, claim: claim)
+        JobFileName(name: name, notBefore: notBefore, interruptions: count, failedAttempts: failedAttempts, claim: claim)
     }
 
     func withFailedAttempts(_ count: Int) -> JobFileName {
-        JobFileName(name: name, interruptions: interruptions, failedAttempts: count, claim: claim)
+        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: count, claim: claim)
     }
 
     func withClaim(_ claim: String?) -> JobFileName {
-        JobFileName(name: name, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+    }
+
+    func withNotBefore(_ seconds: Int64?) -> JobFileName {
+        JobFileName(name: name, notBefore: seconds, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+    }
+
+    /// `notBefore` as a Unix time in whole seconds, rounded up so that the tag never lets a
+    /// job run early.
+    static func seconds(notBefore date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.up))
+    }
+
+    /// Whether the tag says the job may not run yet.
+    func isScheduled(after now: Date) -> Bool {
+        notBefore.map { Double($0) > now.timeIntervalSince1970 } ?? false
     }
 
     /// A fresh claim: random, so that no two claims of any job ever share one.
@@ -108,6 +135,11 @@ struct JobFileName: Hashable, Sendable {
             let count = Int(digits), count > 0
         else { return nil }
         return count
+    }
+
+    private static func seconds(_ digits: Substring) -> Int64? {
+        guard (1...12).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int64(digits)
     }
 
     private static func isClaim(_ digits: Substring) -> Bool {
