@@ -122,7 +122,7 @@ let package = Package(
             // Fuzz/ holds the fuzzers' inputs, seeds for scripts/fuzz.sh (see FUZZING.md).
             exclude: ["Fuzz"]
         ),
-        .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool"], exclude: ["Fuzz"]),
+        .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool", "LineupTestSupport"], exclude: ["Fuzz"]),
         // Fuzz/ holds the inputs the fuzzers found problems with (see FuzzRegressionTests).
         .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML", "LineupTestSupport"], exclude: ["Fuzz"]),
         .testTarget(

@@ -1,16 +1,13 @@
 import BuoyXML
 import Foundation
+import LineupTestSupport
 import Testing
 
 /// Every input the buoy XML fuzzer (scripts/fuzz.sh buoy-xml) found a problem with, kept in
 /// `Fuzz/` and read here as the fuzzer reads it: no crash, an error that names the file, and a
 /// summary that counts what was delivered. The fuzzer runs them again under its sanitizers.
 @Suite struct FuzzRegressionTests {
-    static let inputs: [URL] = {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fuzz")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.sorted().map { directory.appendingPathComponent($0) }
-    }()
+    static let inputs = FuzzInputs.files(besides: #filePath)
 
     @Test func thereAreInputs() {
         #expect(!Self.inputs.isEmpty)

@@ -1,4 +1,5 @@
 import Foundation
+import LineupTestSupport
 import LineupSpool
 import Testing
 
@@ -7,11 +8,7 @@ import Testing
 /// as an input and an output path. A refusal is a job's mistake (bad file, bad path), never an
 /// I/O error, which the daemon would retry. The fuzzer runs them again under its sanitizers.
 @Suite struct FuzzRegressionTests {
-    static let inputs: [URL] = {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fuzz")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.sorted().map { directory.appendingPathComponent($0) }
-    }()
+    static let inputs = FuzzInputs.files(besides: #filePath)
 
     @Test func thereAreInputs() {
         #expect(!Self.inputs.isEmpty)
