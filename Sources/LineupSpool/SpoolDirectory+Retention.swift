@@ -23,14 +23,18 @@ extension SpoolDirectory {
     ///   listed or a file cannot be removed; what was removed before stays removed.
     @discardableResult
     public func pruneDone(finishedBefore cutoff: Date) throws(SpoolError) -> SpoolPruning {
-        let needed = try dependencyIDs()
         let donePath = path(of: .done) + "/"
-        var pruning = SpoolPruning()
-        for entry in try entries(.done) {
+        let expired = try entries(.done).filter { entry in
             let report = donePath + entry.jobFileName.resultReportName
-            guard let finished = FileSystem.modificationTime(report) ?? FileSystem.modificationTime(entry.path),
-                finished < cutoff
-            else { continue }
+            guard let finished = FileSystem.modificationTime(report) ?? FileSystem.modificationTime(entry.path) else { return false }
+            return finished < cutoff
+        }
+        var pruning = SpoolPruning()
+        guard !expired.isEmpty else { return pruning }
+        // Read only when something may go: the queue may hold many files.
+        let needed = try dependencyIDs()
+        for entry in expired {
+            let report = donePath + entry.jobFileName.resultReportName
             if let id = jobID(at: entry.path), needed.contains(id) {
                 pruning.keptForDependents.append(entry)
                 continue
