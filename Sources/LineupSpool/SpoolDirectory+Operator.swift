@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What an operator does by hand (`lineup failed`, `retry`, `cancel`, `show`), each step one
 /// atomic rename, so that two operators (or an operator and a daemon) racing for the same job
@@ -16,12 +16,13 @@ extension SpoolDirectory {
         }
     }
 
-    /// The ids of the queued jobs that wait for their `notBefore` time: a job that names one in
-    /// its `after` list waits for it however long that is.
-    public func scheduledJobIDs(now: Date = Date()) throws(SpoolError) -> Set<String> {
+    /// The ids of the queued jobs that carry a `notBefore` time, due or not (a due one may not be
+    /// claimed yet): a job that names one in its `after` list waits for it however long that is.
+    /// Only those files are read, however long the queue.
+    public func scheduledJobIDs() throws(SpoolError) -> Set<String> {
         Set(
             try entries(.queued).compactMap { entry -> String? in
-                guard entry.jobFileName.isScheduled(after: now),
+                guard entry.jobFileName.notBefore != nil,
                     let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumJobFileSize),
                     size <= Self.maximumJobFileSize
                 else { return nil }
