@@ -48,6 +48,57 @@ public enum JSONValue: Hashable, Sendable {
     }
 }
 
+extension JSONValue {
+    /// Numbers compare by value, as JSON has one kind of number: `3` and `3.0` are equal. The
+    /// writer prints a whole `Double` without `.0`, as `JSONEncoder` does, so a number read from
+    /// `3.0`, or from `1.0000000000000001` (which a `Double` rounds to 1), comes back as the
+    /// integer 1: a job file must still equal itself once encoded (found by the job-file fuzzer).
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.number(a), .number(b)): return a == b
+        case let (.integer(a), .number(b)), let (.number(b), .integer(a)): return Int(exactly: b) == a
+        case let (.string(a), .string(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.object(a), .object(b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case let .bool(flag):
+            hasher.combine(1 as UInt8)
+            hasher.combine(flag)
+        case let .integer(number):
+            hasher.combine(2 as UInt8)
+            hasher.combine(number)
+        case let .number(number):
+            // A whole number hashes as the integer it equals.
+            if let whole = Int(exactly: number) {
+                hasher.combine(2 as UInt8)
+                hasher.combine(whole)
+            } else {
+                hasher.combine(3 as UInt8)
+                hasher.combine(number)
+            }
+        case let .string(text):
+            hasher.combine(4 as UInt8)
+            hasher.combine(text)
+        case let .array(elements):
+            hasher.combine(5 as UInt8)
+            hasher.combine(elements)
+        case let .object(members):
+            hasher.combine(6 as UInt8)
+            hasher.combine(members)
+        }
+    }
+}
+
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

@@ -18,7 +18,9 @@ import Testing
     func readsLikeTheFuzzer(_ input: URL) async throws {
         let bytes = try Data(contentsOf: input)
         do {
-            _ = try JobFile(data: bytes, path: input.path)
+            let job = try JobFile(data: bytes, path: input.path)
+            // What `lineup enqueue` writes reads back as the same job.
+            #expect(try JobFile(data: job.encoded()) == job)
         } catch {
             let refusals: [SpoolError.Code] = [.malformedJobFile, .missingField, .invalidField]
             #expect(refusals.contains(error.code), "\(error)")

@@ -215,3 +215,20 @@ struct JobFileTests {
         #expect(error.code == .missingField)
     }
 }
+
+@Suite("JSON numbers")
+struct JSONNumberTests {
+    // Found by the job-file fuzzer: 11111111111000000.0000000000000006 reads as a Double that is
+    // whole, is written back as 11111111111000000, and read again as an integer.
+    @Test("a whole number equals the integer it is, and a job file survives encoding with one")
+    func wholeNumbers() throws {
+        #expect(JSONValue.number(3.0) == .integer(3))
+        #expect(JSONValue.integer(3) == .number(3.0))
+        #expect(JSONValue.number(-0.0) == .integer(0))
+        #expect(JSONValue.number(3.5) != .integer(3))
+        #expect(Set<JSONValue>([.number(3.0), .integer(3)]).count == 1)
+        let job = try JobFile(data: Data(#"{"kind": "k", "n": 11111111111000000.0000000000000006, "m": 2.0}"#.utf8))
+        #expect(try JobFile(data: job.encoded()) == job)
+        #expect(job.fields["m"] == .integer(2))
+    }
+}

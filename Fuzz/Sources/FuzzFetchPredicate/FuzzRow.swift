@@ -43,7 +43,7 @@ struct ValuePools {
 }
 
 /// One row's values, to insert the same row twice: once saved to the store, once left unsaved.
-struct RowValues {
+struct RowValues: CustomStringConvertible {
     var integer: Int?
     var real: Double?
     var text: String?
@@ -56,6 +56,10 @@ struct RowValues {
         text = pools.text(&input)
         flag = pools.flag(&input)
         date = pools.date(&input)
+    }
+
+    var description: String {
+        "(integer \(describe(integer as Any)), real \(describe(real as Any)), text \(describe(text as Any)), flag \(describe(flag as Any)), date \(date.map { describe($0) } ?? "nil"))"
     }
 
     /// Whether a value is NaN (a real, or a date's interval), which the store refuses to save.

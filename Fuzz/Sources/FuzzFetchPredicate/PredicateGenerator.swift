@@ -44,7 +44,7 @@ struct PredicateGenerator {
     private func comparison<Value: StoreValueConvertible>(
         _ keyPath: KeyPath<FuzzRow, Value>, _ name: String, _ value: Value, _ input: inout FuzzInput
     ) -> (FetchPredicate<FuzzRow>, String) {
-        let text = "\(name) %@ \(String(describing: value))"
+        let text = "\(name) %@ \(describe(value))"
         switch input.choice(6) {
         case 0: return (keyPath == value, text.replacingOccurrences(of: "%@", with: "=="))
         case 1: return (keyPath != value, text.replacingOccurrences(of: "%@", with: "!="))
@@ -54,4 +54,11 @@ struct PredicateGenerator {
         default: return (keyPath >= value, text.replacingOccurrences(of: "%@", with: ">="))
         }
     }
+}
+
+/// A value for a crash report. A date as its interval since 1970: Foundation's
+/// `Date.description` traps for the far-off dates the fuzzer makes.
+func describe(_ value: Any) -> String {
+    if let date = value as? Date { return "@\(date.timeIntervalSince1970)" }
+    return String(describing: value)
 }
