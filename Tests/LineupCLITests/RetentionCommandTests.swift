@@ -18,7 +18,10 @@ extension DaemonTests {
                 try await sandbox.poll("the done job to be removed", timeout: .seconds(30), daemon: daemon) {
                     try sandbox.fileNames("done").isEmpty
                 }
-                #expect(sandbox.daemonLog.contains("removed done jobs past their retention"))
+                // The line is logged just after the files go.
+                try await sandbox.poll("the removal to be logged", timeout: .seconds(30), daemon: daemon) {
+                    sandbox.daemonLog.contains("removed done jobs past their retention")
+                }
                 daemon.send(SIGTERM)
                 #expect(try await daemon.waitForExit(timeout: .seconds(60)) == .exited(0))
 
