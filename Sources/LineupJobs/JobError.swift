@@ -16,7 +16,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case malformedJobFile, unknownKind, invalidParameters, pathOutsideAllowedDirectory,
                 inputNotFound, outputUnavailable, dependencyFailed, dependencyCycle, unknownDependency, duplicateJob, cancelled,
-                jobFailed
+                timedOut, jobFailed
         }
 
         private let value: Value
@@ -49,13 +49,17 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         /// The task was cancelled (the daemon is shutting down). The runner returns the job to
         /// `new/` rather than failing it.
         public static let cancelled = Code(.cancelled)
+        /// The attempt ran past its time limit (the job file's `timeout`, or the daemon's for
+        /// the kind) and was cancelled. Retryable: the next attempt may be quicker. Not
+        /// retryable when the task did not stop once cancelled.
+        public static let timedOut = Code(.timedOut)
         /// The task failed for a reason of its own; retryable unless the task says otherwise.
         public static let jobFailed = Code(.jobFailed)
 
         /// Whether an error with this code is retried unless the thrower says otherwise.
         public var isRetryableByDefault: Bool {
             switch value {
-            case .cancelled, .jobFailed: true
+            case .cancelled, .timedOut, .jobFailed: true
             default: false
             }
         }
@@ -73,6 +77,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
             case .dependencyCycle: "dependency cycle"
             case .unknownDependency: "unknown dependency"
             case .cancelled: "cancelled"
+            case .timedOut: "timed out"
             case .jobFailed: "job failed"
             }
         }

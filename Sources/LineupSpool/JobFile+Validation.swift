@@ -9,6 +9,7 @@ extension JobFile {
         var after: [String] = []
         var maxAttempts: Int?
         var baseDelay: Double?
+        var timeout: Double?
         var uniqueKey: String?
         var notBefore: Date?
 
@@ -98,6 +99,19 @@ extension JobFile {
                 baseDelay = seconds
             case let other?:
                 throw invalid("field `baseDelay` must be a number of seconds, found \(other.typeDescription)")
+            }
+            switch fields["timeout"] {
+            case nil, .null:
+                timeout = nil
+            case let value? where value.doubleValue != nil:
+                let seconds = value.doubleValue ?? 0
+                // A year at most: beyond it the value is a mistake, and it must fit a Duration.
+                guard seconds.isFinite, seconds > 0, seconds <= 366 * 86_400 else {
+                    throw invalid("field `timeout` must be a number of seconds above 0 and at most a year, found \(seconds)")
+                }
+                timeout = seconds
+            case let other?:
+                throw invalid("field `timeout` must be a number of seconds, found \(other.typeDescription)")
             }
         }
 

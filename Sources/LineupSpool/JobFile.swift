@@ -3,7 +3,7 @@ public import Foundation
 /// A job file: what a producer drops in the spool and what the daemon runs.
 ///
 /// A job file is one JSON object. `kind` is required; `id`, `after`, `maxAttempts`,
-/// `baseDelay`, `uniqueKey` and `notBefore` are optional and mean the same for every kind; every other field belongs to
+/// `baseDelay`, `timeout`, `uniqueKey` and `notBefore` are optional and mean the same for every kind; every other field belongs to
 /// the kind, which decodes it with ``parameters(as:)``:
 ///
 /// ```json
@@ -19,7 +19,9 @@ public import Foundation
 /// Two job files are equal when their fields are equal, whatever their spacing or key order.
 public struct JobFile: Sendable, Hashable {
     /// The fields every kind shares; a kind's own parameters may not use these names.
-    public static let commonFields: Set<String> = ["kind", "id", "after", "maxAttempts", "baseDelay", "uniqueKey", "notBefore"]
+    public static let commonFields: Set<String> = [
+        "kind", "id", "after", "maxAttempts", "baseDelay", "timeout", "uniqueKey", "notBefore",
+    ]
 
     /// The job kind, e.g. `"import-buoy"`; selects the task that runs the job.
     public let kind: String
@@ -33,6 +35,9 @@ public struct JobFile: Sendable, Hashable {
     /// The first retry delay in seconds (later retries back off from it); nil means the
     /// daemon's default.
     public let baseDelay: Double?
+    /// How many seconds one attempt may run before the daemon cancels it and fails the attempt
+    /// as timed out; nil means the daemon's default for the kind (or no limit).
+    public let timeout: Double?
     /// While a job with this key is queued or running in a daemon, another one with the same key
     /// is refused: it fails at once, naming the job that holds the key. Once that job is done
     /// or failed, the key is free again.
@@ -67,14 +72,15 @@ public struct JobFile: Sendable, Hashable {
     /// - Parameter parameters: the kind's own fields; they may not use the names of
     ///   ``commonFields``.
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/invalidField`` when a value is
-    ///   invalid (an empty kind, `maxAttempts` below 1, a negative or non-finite delay) or a
-    ///   parameter reuses a common name.
+    ///   invalid (an empty kind, `maxAttempts` below 1, a negative or non-finite delay, a
+    ///   timeout that is not above 0) or a parameter reuses a common name.
     public init(
         kind: String,
         id: String? = nil,
         after: [String] = [],
         maxAttempts: Int? = nil,
         baseDelay: Double? = nil,
+        timeout: Double? = nil,
         uniqueKey: String? = nil,
         notBefore: Date? = nil,
         parameters: [String: JSONValue] = [:]
@@ -92,6 +98,7 @@ public struct JobFile: Sendable, Hashable {
         if !after.isEmpty { fields["after"] = .array(after.map { .string($0) }) }
         if let maxAttempts { fields["maxAttempts"] = .integer(maxAttempts) }
         if let baseDelay { fields["baseDelay"] = .number(baseDelay) }
+        if let timeout { fields["timeout"] = .number(timeout) }
         if let uniqueKey { fields["uniqueKey"] = .string(uniqueKey) }
         if let notBefore { fields["notBefore"] = .string(CommonFields.iso8601Text(notBefore)) }
         try self.init(fields: fields, source: nil, path: nil)
@@ -151,6 +158,7 @@ public struct JobFile: Sendable, Hashable {
         self.after = common.after
         self.maxAttempts = common.maxAttempts
         self.baseDelay = common.baseDelay
+        self.timeout = common.timeout
         self.uniqueKey = common.uniqueKey
         self.notBefore = common.notBefore
         self.fields = fields

@@ -35,6 +35,8 @@ struct EnqueueCommand: ParsableCommand {
     var at: String?
     @Option(name: .customLong("in"), help: "Run the job after this long: 90s, 10m, 12h, 7d.")
     var delay: String?
+    @Option(help: "How long one attempt may run before it is cancelled and fails as timed out: 90s, 10m, 12h.")
+    var timeout: String?
     @Flag(help: "Print the job file that would be written, and write nothing.")
     var dryRun = false
 
@@ -45,8 +47,8 @@ struct EnqueueCommand: ParsableCommand {
             values[key] = value
         }
         let job = try JobFile(
-            kind: kind, id: id, after: after, maxAttempts: maxAttempts, uniqueKey: uniqueKey, notBefore: try notBefore(),
-            parameters: values)
+            kind: kind, id: id, after: after, maxAttempts: maxAttempts, timeout: try timeoutSeconds(), uniqueKey: uniqueKey,
+            notBefore: try notBefore(), parameters: values)
         if dryRun {
             print(String(decoding: try job.encoded(), as: UTF8.self))
             return
@@ -54,6 +56,14 @@ struct EnqueueCommand: ParsableCommand {
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         let entry = try directory.enqueue(job)
         print(entry.url.path)
+    }
+
+    /// `--timeout` in seconds, as the job file keeps it.
+    private func timeoutSeconds() throws -> Double? {
+        guard let timeout else { return nil }
+        let limit = try DaemonConfiguration.duration(text: timeout, of: "--timeout")
+        guard limit > .zero else { throw ValidationError("--timeout must be more than 0 s; found \(timeout)") }
+        return limit / .seconds(1)
     }
 
     /// The time `--at` names, or now plus `--in`.

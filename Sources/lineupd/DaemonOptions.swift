@@ -25,6 +25,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var logLevel: String?
     @Option(help: "How long done jobs are kept, e.g. 7d or 12h (default: forever); jobs others wait for are kept.")
     var keepDone: String?
+    @Option(help: "How long one attempt of a job may run, e.g. 30m (default: no limit); a job file's `timeout` and the configuration's `timeoutByKind` come first.")
+    var timeout: String?
     @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
     var logFormat: LogFormat = .text
 
@@ -62,6 +64,9 @@ struct DaemonOptions: ParsableArguments, Sendable {
         }
         if let keepDone {
             configuration.keepDone = try DaemonConfiguration.duration(text: keepDone, of: "--keep-done")
+        }
+        if let timeout {
+            configuration.timeout = try DaemonConfiguration.duration(text: timeout, of: "--timeout")
         }
         try configuration.validate()
         return configuration

@@ -26,7 +26,7 @@ struct CommandLineTests {
             #expect(
                 listed == [
                     "--store", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
-                    "--grace-period", "--log-level", "--keep-done", "--log-format", "-h,",
+                    "--grace-period", "--log-level", "--keep-done", "--timeout", "--log-format", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
         }
@@ -87,12 +87,13 @@ struct CommandLineTests {
         try await withSandbox { sandbox in
             let result = try await sandbox.lineup([
                 "enqueue", "export-csv", "entity=JournalEntry", "output=journal.csv", "limit:=10", "--id", "export",
-                "--dry-run", "--spool", "spool",
+                "--timeout", "10m", "--dry-run", "--spool", "spool",
             ])
             #expect(result.termination == .exited(0), "\(result.standardError)")
             #expect(
                 result.standardOutput
-                    == #"{"entity":"JournalEntry","id":"export","kind":"export-csv","limit":10,"output":"journal.csv"}"# + "\n")
+                    == #"{"entity":"JournalEntry","id":"export","kind":"export-csv","limit":10,"output":"journal.csv","timeout":600}"#
+                    + "\n")
             let spoolExists = FileManager.default.fileExists(atPath: sandbox.spool.appending(path: "new").path)
             #expect(try (spoolExists ? sandbox.fileNames("new") : []).isEmpty)
         }

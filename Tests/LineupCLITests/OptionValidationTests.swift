@@ -27,6 +27,8 @@ extension DaemonTests {
                 (["--concurrency", "1000000"], "`concurrency` must be from 1 to 1024"),
                 (["--concurrency", "two"], "--concurrency"),
                 (["--log-level", "loud"], "unknown log level loud"),
+                (["--timeout", "0"], "`timeout` must be more than 0 s"),
+                (["--timeout", "soon"], "`--timeout` must be a duration such as 90s"),
                 (["--no-such-option"], "--no-such-option"),
             ])
         func badOption(arguments: [String], message: String) async throws {

@@ -164,6 +164,11 @@ import Testing
         (#"{"poisonThreshold": 0}"#, "`poisonThreshold` must be from 1 to 1000"),
         (#"{"flushBacklogLimit": 0}"#, "`flushBacklogLimit` must be from 1"),
         (#"{"logLevel": 3}"#, "`logLevel`"),
+        (#"{"timeout": 0}"#, "`timeout` must be more than 0 s"),
+        (#"{"timeoutByKind": 600}"#, "`timeoutByKind` must be an object of numbers (of seconds) by job kind; found the number 600"),
+        (#"{"timeoutByKind": {"import-buoy": "10m"}}"#, "`timeoutByKind` must be an object of numbers (of seconds) by job kind"),
+        (#"{"timeoutByKind": {"import-buoy": -1}}"#, "`timeoutByKind.import-buoy` must be a number of seconds, 0 or more"),
+        (#"{"timeoutByKind": {"import-buoy": 0}}"#, "`timeoutByKind.import-buoy` must be more than 0 s"),
         (#"[1, 2]"#, "it must be a JSON object"),
     ])
     func badValueIsRefusedNamingTheFileAndTheKey(text: String, message: String) throws {
@@ -172,6 +177,18 @@ import Testing
         #expect(error.code == .invalidConfiguration)
         #expect(error.path == directory.appending(path: "lineupd.json").path)
         #expect(error.message.contains(message), "\(error.message)")
+    }
+
+    @Test func timeoutsAreReadByKindAndReloadable() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = try load(#"{"timeout": 3600, "timeoutByKind": {"import-buoy": 600, "export-csv": 0.5}}"#)
+        #expect(configuration.timeout == .seconds(3600))
+        #expect(configuration.timeoutByKind == ["import-buoy": .seconds(600), "export-csv": .milliseconds(500)])
+        var base = configuration
+        base.timeout = nil
+        base.timeoutByKind = [:]
+        #expect(base.reloading(from: configuration).timeoutByKind == configuration.timeoutByKind)
+        #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
     }
 
     @Test func largestValuesAreAccepted() throws {

@@ -18,13 +18,14 @@ struct JobFileTests {
     func parsesEveryField() throws {
         let job = try JobFile(data: jobData("""
             {"kind": "import-buoy", "input": "obs/42002.rss", "id": "buoy-42002",
-             "after": ["seed", "stations"], "maxAttempts": 5, "baseDelay": 0.5}
+             "after": ["seed", "stations"], "maxAttempts": 5, "baseDelay": 0.5, "timeout": 90}
             """))
         #expect(job.kind == "import-buoy")
         #expect(job.id == "buoy-42002")
         #expect(job.after == ["seed", "stations"])
         #expect(job.maxAttempts == 5)
         #expect(job.baseDelay == 0.5)
+        #expect(job.timeout == 90)
         #expect(job.parameters == ["input": "obs/42002.rss"])
         #expect(try job.parameters(as: ImportParameters.self) == ImportParameters(input: "obs/42002.rss"))
     }
@@ -148,6 +149,9 @@ struct JobFileTests {
         (#"{"kind": "k", "maxAttempts": 0}"#, "field `maxAttempts` must be at least 1"),
         (#"{"kind": "k", "baseDelay": "1s"}"#, "field `baseDelay` must be a number of seconds, found a string"),
         (#"{"kind": "k", "baseDelay": -1}"#, "field `baseDelay` must be a finite number of seconds, 0 or more"),
+        (#"{"kind": "k", "timeout": "10m"}"#, "field `timeout` must be a number of seconds, found a string"),
+        (#"{"kind": "k", "timeout": 0}"#, "field `timeout` must be a number of seconds above 0 and at most a year, found 0.0"),
+        (#"{"kind": "k", "timeout": 1e12}"#, "field `timeout` must be a number of seconds above 0 and at most a year, found 1000000000000.0"),
     ])
     func wrongTypes(text: String, message: String) throws {
         let error = try #require(throws: SpoolError.self) { try JobFile(data: jobData(text), path: "w.job.json") }

@@ -12,9 +12,9 @@ public import Logging
 /// configuration.flushInterval = .seconds(2)
 /// ```
 ///
-/// ``logLevel``, ``flushInterval``, ``maxConcurrentJobs``, ``retry``, ``gracePeriod`` and
-/// ``dependencyWaitTimeout`` can change while the daemon runs (``JobDaemon/reload()``); the
-/// others need a restart.
+/// ``logLevel``, ``flushInterval``, ``maxConcurrentJobs``, ``retry``, ``gracePeriod``,
+/// ``dependencyWaitTimeout``, the timeouts and the retention can change while the daemon runs
+/// (``JobDaemon/reload()``); the others need a restart.
 public struct DaemonConfiguration: Sendable, Hashable {
     /// The SQLite store (its `-wal` and `-shm` files lie beside it).
     public var storeURL: URL
@@ -74,6 +74,14 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// keeps them forever. A done job that a queued or running job waits for is kept (see
     /// `SpoolDirectory.pruneDone(finishedBefore:)`). Default nil.
     public var keepDone: Duration?
+    /// How long one attempt of a job may run, for kinds without a timeout of their own in
+    /// ``timeoutByKind``; a job file's `timeout` overrides both. An attempt that overruns is
+    /// cancelled and fails as timed out (retried as any failed attempt is); one that does not
+    /// stop within ``cancellationTimeout`` of that fails for good, and what it does after is
+    /// discarded. nil: no limit. Default nil.
+    public var timeout: Duration?
+    /// Timeouts by job kind (see ``timeout``).
+    public var timeoutByKind: [String: Duration]
 
     public init(storeURL: URL, spoolURL: URL, inputDirectory: URL, outputDirectory: URL) {
         self.storeURL = storeURL
@@ -97,6 +105,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.spoolDurability = .fsync
         self.logLevel = .info
         self.keepDone = nil
+        self.timeout = nil
+        self.timeoutByKind = [:]
     }
 
     /// The claim window in effect.
@@ -123,6 +133,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         copy.flushBacklogLimit = other.flushBacklogLimit
         copy.flushFailureTimeout = other.flushFailureTimeout
         copy.keepDone = other.keepDone
+        copy.timeout = other.timeout
+        copy.timeoutByKind = other.timeoutByKind
         return copy
     }
 
@@ -189,7 +201,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// | `claimWindow` | 1…1,000,000 |
     /// | `maxAttempts`, `poisonThreshold` | 1…1,000 |
     /// | `flushBacklogLimit` | 1…10,000,000 |
-    /// | `flushInterval`, `rescanInterval`, `statusInterval`, `flushFailureTimeout` | more than 0 s, at most a year |
+    /// | `flushInterval`, `rescanInterval`, `statusInterval`, `flushFailureTimeout`, `timeout`, `timeoutByKind` | more than 0 s, at most a year |
     /// | `gracePeriod`, `cancellationTimeout`, `dependencyWaitTimeout`, `baseDelay`, `maxDelay` | 0 s to a year |
     ///
     /// - Throws: ``DaemonError`` ``DaemonError/Code/invalidConfiguration`` naming the setting.
@@ -215,6 +227,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
             ("dependencyWaitTimeout", dependencyWaitTimeout, true), ("baseDelay", retry.baseDelay, true),
             ("maxDelay", retry.maxDelay, true),
         ]
+        let timeouts = [("timeout", timeout)] + timeoutByKind.sorted { $0.key < $1.key }.map { ("timeoutByKind.\($0.key)", $0.value) }
+        for case let (name, duration?) in timeouts where duration <= .zero || duration > maximum {
+            throw invalid(
+                "`\(name)` must be more than 0 s and at most \(Int(Self.maximumSeconds)) s (a year); found \(Self.seconds(duration)) s")
+        }
         if let keepDone, keepDone < .seconds(1) {
             throw invalid("`keepDone` must be at least 1 s; found \(Self.seconds(keepDone)) s")
         }
@@ -239,6 +256,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + "inotify=\(usesInotify) flushBacklogLimit=\(flushBacklogLimit) "
             + "flushFailureTimeout=\(Self.seconds(flushFailureTimeout))s logLevel=\(logLevel)"
             + (keepDone.map { " keepDone=\(Self.seconds($0))s" } ?? "")
+            + (timeout.map { " timeout=\(Self.seconds($0))s" } ?? "")
+            + timeoutByKind.sorted { $0.key < $1.key }.map { " timeout[\($0.key)]=\(Self.seconds($0.value))s" }.joined()
             + (configurationFile.map { " configurationFile=\($0.path)" } ?? "")
     }
 

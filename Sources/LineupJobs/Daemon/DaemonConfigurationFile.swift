@@ -8,7 +8,8 @@ public import Logging
 /// ```json
 /// {"store": "state/store.sqlite", "spool": "spool", "input": "inbox", "output": "exports",
 ///  "concurrency": 2, "flushInterval": 5, "gracePeriod": 20, "maxAttempts": 3,
-///  "baseDelay": 1, "maxDelay": 300, "poisonThreshold": 3, "logLevel": "info"}
+///  "baseDelay": 1, "maxDelay": 300, "poisonThreshold": 3, "logLevel": "info",
+///  "timeout": 3600, "timeoutByKind": {"import-buoy": 600}}
 /// ```
 ///
 /// `lineupd` reads it at start-up and applies its command-line options on top; on SIGHUP the
@@ -35,6 +36,8 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var statusInterval: Double?
     public var logLevel: Logger.Level?
     public var keepDone: Double?
+    public var timeout: Double?
+    public var timeoutByKind: [String: Double]?
 
     public init() {}
 
@@ -91,22 +94,23 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             ("flushInterval", flushInterval), ("gracePeriod", gracePeriod), ("cancellationTimeout", cancellationTimeout),
             ("baseDelay", baseDelay), ("maxDelay", maxDelay), ("dependencyWaitTimeout", dependencyWaitTimeout),
             ("rescanInterval", rescanInterval), ("statusInterval", statusInterval),
-            ("flushFailureTimeout", flushFailureTimeout), ("keepDone", keepDone),
-        ]
+            ("flushFailureTimeout", flushFailureTimeout), ("keepDone", keepDone), ("timeout", timeout),
+        ] + (timeoutByKind ?? [:]).sorted { $0.key < $1.key }.map { ("timeoutByKind.\($0.key)", $0.value) }
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case store, spool, input, output, concurrency, claimWindow, flushInterval, gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
-            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone
+            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind
 
         var kind: ValueKind {
             switch self {
             case .store, .spool, .input, .output, .logLevel: .string
             case .concurrency, .claimWindow, .flushBacklogLimit, .maxAttempts, .poisonThreshold: .wholeNumber
             case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
-                .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone:
+                .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone, .timeout:
                 .seconds
+            case .timeoutByKind: .secondsByName
             case .inotify: .boolean
             }
         }
@@ -114,7 +118,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
 
     /// The JSON type a key takes.
     private enum ValueKind: CustomStringConvertible {
-        case string, wholeNumber, seconds, boolean
+        case string, wholeNumber, seconds, secondsByName, boolean
 
         func accepts(_ value: Any) -> Bool {
             let number = value as? NSNumber
@@ -123,6 +127,9 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .string: return value is String
             case .boolean: return isBoolean
             case .seconds: return number != nil && !isBoolean
+            case .secondsByName:
+                guard let object = value as? [String: Any] else { return false }
+                return object.values.allSatisfy(ValueKind.seconds.accepts)
             case .wholeNumber:
                 guard let number, !isBoolean else { return false }
                 let double = number.doubleValue
@@ -135,6 +142,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .string: "a string"
             case .wholeNumber: "a whole number"
             case .seconds: "a number (of seconds)"
+            case .secondsByName: "an object of numbers (of seconds) by job kind"
             case .boolean: "true or false"
             }
         }
@@ -185,6 +193,10 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.statusInterval = duration(statusInterval, result.statusInterval)
         result.logLevel = logLevel ?? result.logLevel
         result.keepDone = keepDone.map { .nanoseconds(Int64($0 * 1e9)) } ?? result.keepDone
+        result.timeout = timeout.map { .nanoseconds(Int64($0 * 1e9)) } ?? result.timeout
+        if let timeoutByKind {
+            result.timeoutByKind = timeoutByKind.mapValues { .nanoseconds(Int64($0 * 1e9)) }
+        }
         return result
     }
 

@@ -355,19 +355,27 @@ public final class JobDaemon: Service, Sendable {
         logger.info("stopping", metadata: ["grace_s": "\(DaemonConfiguration.seconds(configuration.gracePeriod))"])
         let outcome = await runner.finishShutdown(
             gracePeriod: configuration.gracePeriod, cancellationTimeout: configuration.cancellationTimeout)
-        if !outcome.abandoned.isEmpty {
+        if !outcome.abandoned.isEmpty || !outcome.runaway.isEmpty {
             // Never close the store under a running task: it may hold a reader, and closing
             // waits for every reader, without bound. The process is to exit; the kernel drops
             // the locks and SQLite's WAL keeps the store whole. The ownership locks stay held
             // meanwhile, since the stray tasks may still write.
             state.withLock { $0.runner = nil }
-            let jobs = outcome.abandoned.map(\.description).joined(separator: ", ")
+            let jobs = (outcome.abandoned + outcome.runaway).map(\.description).joined(separator: ", ")
             logger.critical("stopped with jobs still running; the store is left open", metadata: ["jobs": "\(jobs)"])
             broadcaster.emit(.stopped)
-            throw DaemonError(
-                .jobsDidNotStop, path: configuration.spoolURL.path,
-                "\(outcome.abandoned.count) job(s) ignored cancellation for \(DaemonConfiguration.seconds(configuration.cancellationTimeout)) s "
-                    + "after the grace period (\(jobs)); they stay in active/ and run again at the next start")
+            var message = ""
+            if !outcome.abandoned.isEmpty {
+                let abandoned = outcome.abandoned.map(\.description).joined(separator: ", ")
+                message += "\(outcome.abandoned.count) job(s) ignored cancellation for \(DaemonConfiguration.seconds(configuration.cancellationTimeout)) s "
+                    + "after the grace period (\(abandoned)); they stay in active/ and run again at the next start"
+            }
+            if !outcome.runaway.isEmpty {
+                let runaway = outcome.runaway.map(\.description).joined(separator: ", ")
+                message += (message.isEmpty ? "" : "; ")
+                    + "\(outcome.runaway.count) job(s) that timed out never stopped (\(runaway)); they are in failed/"
+            }
+            throw DaemonError(.jobsDidNotStop, path: configuration.spoolURL.path, message)
         }
         let flushError = outcome.flushError
         do {

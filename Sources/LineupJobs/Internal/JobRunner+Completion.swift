@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LineupLocking
 import LineupSpool
 import Logging
 
@@ -24,6 +25,11 @@ extension JobRunner {
     /// - Parameter finished: for a success, its report staged by ``stageReport(of:claimed:id:kind:attempt:)``.
     func taskCompleted(claim: String, task: JobTask, finished: GroupCommitter.Job?) {
         assertOnCoordinator()
+        if let info = runawayTasks.removeValue(forKey: ObjectIdentifier(task)) {
+            logger.warning("the task of a job that timed out has stopped at last; what it did was discarded", metadata: ["job": "\(info.id ?? info.name)"])
+            resumeWaiters()
+            return
+        }
         guard let record = live[claim], record.task === task else { return }
         queuedTaskCount -= 1
         record.startedAt = task.startedAt
@@ -47,6 +53,31 @@ extension JobRunner {
         }
         resumeWaiters()
         claimWhileRoom()
+    }
+
+    /// The attempt's time limit is up: cancel the task, whose attempt then fails as timed out
+    /// (``JobTask/expire(after:)``), unless it is saving already. If it has not stopped after
+    /// the cancellation timeout, the job fails for good without it.
+    func attemptTimedOut(claim: String, task: JobTask, after limit: Duration) {
+        assertOnCoordinator()
+        guard let record = live[claim], record.task === task, task.expire(after: limit) else { return }
+        let grace = settings.withLock { $0.cancellationTimeout }
+        logger.warning(
+            "job timed out; cancelling it",
+            metadata: [
+                "job": "\(record.jobID)", "attempt": "\(record.attempt)",
+                "timeout_s": "\(DaemonConfiguration.seconds(limit))",
+            ])
+        coordinator.asyncAfter(deadline: .now() + grace.dispatchInterval) { [weak task] in
+            guard let task, let record = self.live[claim], record.task === task else { return }
+            // Still running: give up on the thread, not on the promise that the job ends.
+            self.queuedTaskCount -= 1
+            record.startedAt = task.startedAt
+            self.runawayTasks[ObjectIdentifier(task)] = record.info
+            self.failPermanently(record, task.timedOutError(after: limit, stopped: false))
+            self.resumeWaiters()
+            self.claimWhileRoom()
+        }
     }
 
     /// Retries the job after its backoff delay, or fails it for good.

@@ -17,6 +17,9 @@ extension JobRunner {
         /// Jobs whose tasks still ran after the grace period and the cancellation timeout: left
         /// in `active/` for the next start's recovery, since their operations still run.
         var abandoned: [JobInfo]
+        /// Jobs failed for good because their tasks did not stop when their time limit
+        /// cancelled them, and whose tasks still run.
+        var runaway: [JobInfo] = []
     }
 
     /// The rest of shutdown, as DESIGN §3 orders it (after ``stopStarting()``): let running
@@ -42,8 +45,8 @@ extension JobRunner {
         } catch {
             flushError = error
         }
-        let abandoned = await onCoordinator { self.finishStopping() }
-        return ShutdownOutcome(flushError: flushError, abandoned: abandoned)
+        let (abandoned, runaway) = await onCoordinator { (self.finishStopping(), self.runawayTasks.values.sorted { $0.name < $1.name }) }
+        return ShutdownOutcome(flushError: flushError, abandoned: abandoned, runaway: runaway)
     }
 
     /// No more claims, starts or retries; jobs that are not in the queue go back to `new/`.

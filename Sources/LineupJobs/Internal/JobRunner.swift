@@ -63,6 +63,9 @@ final class JobRunner: @unchecked Sendable {
     var acknowledgementStalledSince: (instant: ContinuousClock.Instant, date: Date)?
     /// Told once, when flushes have failed for the configured time: the daemon stops.
     let flushFailureTimeoutExpired: @Sendable (String) -> Void
+    /// Tasks of jobs failed for good because they did not stop when their time limit cancelled
+    /// them: their threads still run (a thread cannot be killed), and shutdown must know.
+    var runawayTasks: [ObjectIdentifier: JobInfo] = [:]
     var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
     var nextWaiterToken = 0
 
@@ -379,10 +382,17 @@ final class JobRunner: @unchecked Sendable {
         let info = record.info
         // Announced from the task's thread: the coordinator learns that a task runs from the
         // task itself (`startedAt`) when it needs to, so a start costs it no hop.
+        let timeLimit = record.file.flatMap { file in settings.withLock { $0.timeout(for: file) } }
         task.onStart { [weak self] task in
             guard let self else { return }
             self.events.emit(.jobStarted(info))
             task.logger.info("job started")
+            if let timeLimit {
+                self.coordinator.asyncAfter(deadline: .now() + timeLimit.dispatchInterval) { [weak task] in
+                    guard let task else { return }
+                    self.attemptTimedOut(claim: claim, task: task, after: timeLimit)
+                }
+            }
         }
         // Report from the task's own thread, not from `completionBlock`: corelibs runs that on a
         // global queue whose few threads the jobs themselves may all be holding. The thread

@@ -1,3 +1,4 @@
+import LineupSpool
 import Logging
 
 /// The runner's settings that may change while it runs (``JobDaemon/reload()``).
@@ -9,6 +10,10 @@ struct RunnerSettings: Sendable {
     var dependencyWaitTimeout: Duration
     var flushBacklogLimit: Int
     var flushFailureTimeout: Duration
+    /// How long a cancelled task may take to stop: at shutdown, and after a timeout.
+    var cancellationTimeout: Duration
+    var timeout: Duration?
+    var timeoutByKind: [String: Duration]
     var logger: Logger
 
     init(_ configuration: DaemonConfiguration, logger: Logger) {
@@ -19,6 +24,18 @@ struct RunnerSettings: Sendable {
         self.dependencyWaitTimeout = configuration.dependencyWaitTimeout
         self.flushBacklogLimit = configuration.flushBacklogLimit
         self.flushFailureTimeout = configuration.flushFailureTimeout
+        self.cancellationTimeout = configuration.cancellationTimeout
+        self.timeout = configuration.timeout
+        self.timeoutByKind = configuration.timeoutByKind
         self.logger = logger
+    }
+
+    /// The time limit of one attempt of `file`'s job: the file's `timeout`, else its kind's,
+    /// else the daemon's; nil for no limit.
+    func timeout(for file: JobFile) -> Duration? {
+        if let seconds = file.timeout {
+            return .nanoseconds(Int64((seconds * 1e9).rounded()))
+        }
+        return timeoutByKind[file.kind] ?? timeout
     }
 }

@@ -65,6 +65,10 @@ open class JobTask: Operation, @unchecked Sendable {
         var onFinish: (@Sendable (JobTask) -> Void)?
         var lastLoggedDecile = -1
         var keptRowChanges = 0
+        /// Set when the attempt ran past its time limit (``expire(after:)``): its work is not kept.
+        var timedOutAfter: Duration?
+        /// Set when the attempt's work is being saved: too late for a timeout.
+        var isKeepingWork = false
     }
 
     private let state = Locked(State())
@@ -167,6 +171,9 @@ open class JobTask: Operation, @unchecked Sendable {
 
     private func execute() -> JobTaskResult {
         if isCancelled {
+            if let timedOutAfter = state.withLock({ $0.timedOutAfter }) {
+                return .failed(timedOutError(after: timedOutAfter))
+            }
             return .cancelled
         }
         for gate in state.withLock({ $0.gates }) {
@@ -187,8 +194,10 @@ open class JobTask: Operation, @unchecked Sendable {
         do {
             let outcome = try context.performAndWait { () throws -> JobOutcome in
                 let outcome = try run(in: context)
-                // Past this check the work is kept: a cancel that comes later is too late.
+                // Past these checks the work is kept: a cancel or a timeout that comes later is
+                // too late.
                 try checkCancellation()
+                try beginKeepingWork()
                 try context.save()
                 return outcome
             }
@@ -199,7 +208,13 @@ open class JobTask: Operation, @unchecked Sendable {
                 context.reset()
                 return context.savedRowChangeCount
             }
-            state.withLock { $0.keptRowChanges = kept }
+            let timedOutAfter = state.withLock { state in
+                state.keptRowChanges = kept
+                return state.timedOutAfter
+            }
+            if let timedOutAfter {
+                return .failed(timedOutError(after: timedOutAfter))
+            }
             if isCancelled {
                 return .cancelled
             }
@@ -208,6 +223,51 @@ open class JobTask: Operation, @unchecked Sendable {
             }
             return .failed(error)
         }
+    }
+
+    // MARK: - Time limit
+
+    /// Ends the attempt as timed out unless its work is being saved already: the task is
+    /// cancelled, and whatever it returns or throws from then on fails the attempt with
+    /// ``JobError/Code/timedOut``; nothing it did reaches the main context. One lock decides
+    /// between this and the save, so a job is either saved or timed out, never both.
+    ///
+    /// - Returns: false when it was too late (the task was saving or had finished).
+    func expire(after limit: Duration) -> Bool {
+        let expired = state.withLock { state in
+            guard !state.isKeepingWork, state.result == nil else { return false }
+            state.timedOutAfter = limit
+            return true
+        }
+        if expired {
+            cancel()
+        }
+        return expired
+    }
+
+    /// The last step before the save: throws when the attempt timed out, and otherwise closes
+    /// the door on a timeout.
+    private func beginKeepingWork() throws(JobError) {
+        let timedOutAfter = state.withLock { state in
+            if state.timedOutAfter == nil {
+                state.isKeepingWork = true
+            }
+            return state.timedOutAfter
+        }
+        if let timedOutAfter {
+            throw timedOutError(after: timedOutAfter)
+        }
+    }
+
+    func timedOutError(after limit: Duration, stopped: Bool = true) -> JobError {
+        let seconds = limit / .seconds(1)
+        let limitText = seconds.rounded() == seconds ? "\(Int(seconds))" : "\(seconds)"
+        return JobError(
+            .timedOut,
+            stopped
+                ? "job \(jobID) timed out after \(limitText) s and was cancelled"
+                : "job \(jobID) timed out after \(limitText) s and did not stop when cancelled",
+            jobFile: request.jobFilePath, isRetryable: stopped)
     }
 
     // MARK: - Runner hooks

@@ -73,8 +73,10 @@ struct DaemonHarness {
         } ?? []
         let maxAttempts = parameters.removeValue(forKey: "maxAttempts")?.integerValue
         let baseDelay = parameters.removeValue(forKey: "baseDelay")?.doubleValue
+        let timeout = parameters.removeValue(forKey: "timeout")?.doubleValue
         return try spool.enqueue(
-            JobFile(kind: kind, id: id, after: after, maxAttempts: maxAttempts, baseDelay: baseDelay, parameters: parameters))
+            JobFile(kind: kind, id: id, after: after, maxAttempts: maxAttempts, baseDelay: baseDelay, timeout: timeout,
+                parameters: parameters))
     }
 
     /// Enqueues raw bytes (for malformed job files).
@@ -191,6 +193,16 @@ struct EventLog {
         try await find {
             if case let .jobFinished(info) = $0 { return info.name == name }
             return false
+        }
+    }
+
+    /// Reads events until the job named `name` finished an attempt or failed for good.
+    mutating func ended(_ name: String) async throws {
+        try await find {
+            switch $0 {
+            case let .jobFinished(info), let .jobFailed(info, _): info.name == name
+            default: false
+            }
         }
     }
 
