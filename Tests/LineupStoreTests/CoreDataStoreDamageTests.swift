@@ -66,4 +66,44 @@ import Testing
             #expect(error.description.contains(store.path) && error.description.contains(column), "\(error)")
         }
     }
+
+    @Test("a Z_PRIMARYKEY column of the wrong type is refused as malformed, not a crash", arguments: [
+        ("(1, 'Note', x'00ff', 1)", "Z_SUPER"), ("('one', 'Note', 0, 1)", "Z_ENT"), ("(1, x'4e6f7465', 0, 1)", "Z_NAME"),
+        ("(1, 'Note', 0, 'many')", "Z_MAX"),
+    ])
+    func primaryKeyTableOfTheWrongTypes(row: String, column: String) throws {
+        let store = directory.appendingPathComponent("Notes.sqlite")
+        try DatabaseQueue(path: store.path).write { db in
+            try db.execute(sql: """
+                CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTEXT VARCHAR);
+                CREATE TABLE Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX);
+                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+                INSERT INTO Z_PRIMARYKEY VALUES \(row);
+                INSERT INTO Z_METADATA VALUES (1, 'F00D', NULL);
+                """)
+        }
+        let error = try #require(throws: CoreDataStoreError.self) { try CoreDataStoreReader(url: store) }
+        #expect(error.code == .malformedStore)
+        #expect(error.description.contains(store.path) && error.description.contains("Z_PRIMARYKEY has a \(column)"), "\(error)")
+    }
+
+    /// The stores the fuzzer stopped on, in `Fuzz/core-data-store/`: each is read to the end or
+    /// refused with an error naming it.
+    @Test func storesTheFuzzerFoundAreRefusedNotCrashedOn() throws {
+        let inputs = FuzzInputs.files(besides: #filePath).first { $0.lastPathComponent == "core-data-store" }
+        let stores = try FileManager.default.contentsOfDirectory(at: try #require(inputs), includingPropertiesForKeys: nil)
+        #expect(!stores.isEmpty)
+        for input in stores {
+            let store = directory.appendingPathComponent(input.lastPathComponent)
+            try FileManager.default.copyItem(at: input, to: store)
+            do {
+                let reader = try CoreDataStoreReader(url: store)
+                for entity in reader.entities {
+                    try reader.forEachRow(ofEntity: entity.name) { _ in }
+                }
+            } catch let error as CoreDataStoreError {
+                #expect(error.description.contains(store.path), "\(error)")
+            }
+        }
+    }
 }

@@ -102,15 +102,18 @@ extension CoreDataStoreReader {
 
         var listed: [ListedEntity] = []
         for row in try GRDB.Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") {
-            guard let number = row[0] as Int64?, let name = row[1] as String? else {
+            func column(_ index: Int, _ name: String) -> StrictColumn {
+                StrictColumn(row: row, index: index, name: name, table: "Z_PRIMARYKEY", path: path)
+            }
+            guard let number = try column(0, "Z_ENT").integer(), let name = try column(1, "Z_NAME").text() else {
                 throw CoreDataStoreError(code: .malformedStore, path: path, reason: "Z_PRIMARYKEY has a row without Z_ENT or Z_NAME")
             }
-            let superNumber = row[2] as Int64?
+            let superNumber = try column(2, "Z_SUPER").integer()
             listed.append(ListedEntity(
                 number: number,
                 name: name,
                 superNumber: superNumber == 0 ? nil : superNumber,
-                maxPrimaryKey: row[3] as Int64? ?? 0
+                maxPrimaryKey: try column(3, "Z_MAX").integer() ?? 0
             ))
         }
 

@@ -203,17 +203,8 @@ public final class CoreDataStoreReader: Sendable {
         for index in 3..<(3 + entity.attributes.count) {
             values.append(value(row[index] as GRDB.DatabaseValue))
         }
-        // Read as database values, not as Int64: GRDB's typed subscripts stop the process on a
-        // value they cannot convert, and a damaged store may hold anything in these columns.
         func integer(_ index: Int, _ column: String) throws(CoreDataStoreError) -> Int64? {
-            switch (row[index] as GRDB.DatabaseValue).storage {
-            case .null: return nil
-            case .int64(let value): return value
-            default:
-                throw CoreDataStoreError(
-                    code: .malformedStore, path: path,
-                    reason: "a row of \(entity.tableName) has a \(column) that is not an integer")
-            }
+            try StrictColumn(row: row, index: index, name: column, table: entity.tableName, path: path).integer()
         }
         guard let primaryKey = try integer(0, "Z_PK") else {
             throw CoreDataStoreError(code: .malformedStore, path: path, reason: "a row of \(entity.tableName) has no Z_PK")
