@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SpoolDirectory {
     /// How many job files lie in each directory (reports are not counted).
@@ -9,6 +9,25 @@ extension SpoolDirectory {
             done: try jobFileNames(in: .done).count,
             failed: try jobFileNames(in: .failed).count
         )
+    }
+
+    /// The queue as a gauge sees it: how many job files `new/` holds, and since when the one
+    /// that has waited longest has been due: enqueued (its file's time, which the renames into
+    /// `new/` keep), or its `notBefore` time if that came later. Jobs not due yet count in the
+    /// depth only. One directory listing and a `stat` a file.
+    public func queueSummary(now: Date = Date()) throws(SpoolError) -> (count: Int, oldestDueSince: Date?) {
+        let directory = path(of: .queued)
+        let names = try jobFileNames(in: .queued)
+        var oldest: Date?
+        for name in names {
+            let notBefore = name.notBefore.map { Date(timeIntervalSince1970: Double($0)) }
+            if let notBefore, notBefore > now { continue }
+            // Gone since the listing (claimed): it waits no more.
+            guard let enqueued = FileSystem.modificationTime(directory + "/" + name.fileName) else { continue }
+            let dueSince = max(enqueued, notBefore ?? enqueued)
+            oldest = min(oldest ?? dueSince, dueSince)
+        }
+        return (names.count, oldest)
     }
 
     /// The job files in one directory, in name order (for `new/`, claiming order).

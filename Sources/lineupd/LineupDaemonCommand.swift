@@ -5,6 +5,9 @@ import Glibc
 #endif
 import LineupJobs
 import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
 import SurfJournal
 
 /// `lineupd`: the daemon. Options override the configuration file, which overrides the
@@ -22,7 +25,8 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             Exit statuses (sysexits.h): 0 stopped as asked; 64 an invalid option (EX_USAGE); 78 an \
             invalid configuration file (EX_CONFIG); 70 jobs ignored cancellation at shutdown and were left in active/ \
             (EX_SOFTWARE); 74 the store or spool cannot be used, or flushes kept failing \
-            (EX_IOERR); 75 another process owns the spool or the store (EX_TEMPFAIL).
+            (EX_IOERR); 75 another process owns the spool or the store (EX_TEMPFAIL); 69 the HTTP \
+            endpoint (--http-address) cannot serve, e.g. its port is taken (EX_UNAVAILABLE).
             """)
 
     @OptionGroup var options: DaemonOptions
@@ -62,12 +66,34 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             return Task { await notifier.follow(events, of: daemon) }
         }
         defer { notifications?.cancel() }
+        var services: [any Service] = []
+        if let httpAddress = options.httpAddress {
+            let (host, port): (String, Int)
+            do {
+                (host, port) = try HTTPEndpoint.parse(address: httpAddress)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            let metrics = DaemonMetrics()
+            let events = daemon.events()
+            Task { await metrics.follow(events) }
+            services.append(
+                HTTPEndpoint(
+                    host: host, port: port, daemon: daemon, spoolURL: configuration.spoolURL, metrics: metrics,
+                    registry: registry, logger: logger))
+        }
         do {
-            try await daemon.runWithSignalHandling()
+            try await daemon.runWithSignalHandling(alongside: services)
             await notifications?.value
         } catch let error as DaemonError {
             logger.critical("lineupd stopped: \(error)")
             throw ExitCode(Self.exitStatus(for: error))
+        } catch {
+            // Only the HTTP endpoint throws anything else: the daemon stopped gracefully after it.
+            logger.critical("lineupd stopped: the HTTP endpoint at \(options.httpAddress ?? "?") failed: \(error)")
+            throw ExitCode(69)
         }
     }
 

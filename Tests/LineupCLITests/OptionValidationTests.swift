@@ -29,6 +29,9 @@ extension DaemonTests {
                 (["--log-level", "loud"], "unknown log level loud"),
                 (["--timeout", "0"], "`timeout` must be more than 0 s"),
                 (["--timeout", "soon"], "`--timeout` must be a duration such as 90s"),
+                (["--http-address", "localhost"], "`--http-address` must be HOST:PORT"),
+                (["--http-address", ":9464"], "`--http-address` must name a host"),
+                (["--http-address", "127.0.0.1:70000"], "`--http-address` must be HOST:PORT"),
                 (["--no-such-option"], "--no-such-option"),
             ])
         func badOption(arguments: [String], message: String) async throws {

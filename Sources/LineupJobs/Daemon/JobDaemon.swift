@@ -242,11 +242,20 @@ public final class JobDaemon: Service, Sendable {
 
     /// Runs the daemon in a `ServiceGroup` that shuts it down gracefully on SIGTERM and
     /// SIGINT, with SIGUSR1 (flush) and SIGHUP (reload) handled too. What `lineupd` calls.
-    public func runWithSignalHandling() async throws {
+    ///
+    /// - Parameter services: services that live as long as the daemon (`lineupd`'s HTTP
+    ///   endpoint). They start first and stop last, so that they still answer while the daemon
+    ///   stops; if one fails, the daemon stops gracefully and the error is thrown.
+    public func runWithSignalHandling(alongside services: [any Service] = []) async throws {
         let (logger, configuration) = state.withLock { ($0.logger, $0.configuration) }
+        let companions = services.map {
+            ServiceGroupConfiguration.ServiceConfiguration(
+                service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup)
+        }
         var group = ServiceGroupConfiguration(
-            services: [.init(service: SignalHandlingDaemon(daemon: self))], gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger)
+            services: companions + [.init(service: SignalHandlingDaemon(daemon: self))],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         // A backstop for a shutdown that hangs anyway (a final flush on a wedged disk): past the
         // grace period, the cancellation timeout and a minute for the final flush, the group
         // cancels the daemon, and a minute later it ends the process.

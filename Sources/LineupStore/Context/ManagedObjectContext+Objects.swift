@@ -91,6 +91,14 @@ extension ManagedObjectContext {
         return !changedObjects.isEmpty || !childChanges.isEmpty
     }
 
+    /// How many rows this context would push at its next save: the objects changed in it, and
+    /// the rows its children saved into it. For the main context, what the next flush writes
+    /// (and what a crash before it would lose): a gauge for operators.
+    public var unsavedRowCount: Int {
+        preconditionOnQueue()
+        return changedObjects.count + childChanges.count
+    }
+
     /// Marks an object for deletion at the next save. Deleting an object inserted since the last
     /// save simply forgets it.
     public func delete(_ object: ManagedObject) {

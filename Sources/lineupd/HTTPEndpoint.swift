@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Logging
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+
+/// `lineupd --http-address HOST:PORT`: an HTTP server beside the daemon, off by default.
+///
+/// - `GET /metrics`: every metric of ``DaemonMetrics`` in the Prometheus text format; the
+///   gauges are read from the daemon as the scrape asks, so they are never stale.
+/// - `GET /health`: 200 and `{"status":"ok"}` while the daemon runs and its acknowledgements go
+///   through; 503 with the reason while it starts, stops, or cannot acknowledge jobs (a full
+///   disk), for supervisors and load balancers.
+struct HTTPEndpoint: Service {
+    let host: String
+    let port: Int
+    let daemon: JobDaemon
+    let spoolURL: URL
+    let metrics: DaemonMetrics
+    let registry: PrometheusCollectorRegistry
+    let logger: Logger
+
+    /// Parses `HOST:PORT` (`127.0.0.1:9464`, `[::1]:9464`, `localhost:0` for any free port).
+    static func parse(address text: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port)
+        else {
+            throw DaemonError(.invalidConfiguration, path: nil, "`--http-address` must be HOST:PORT, e.g. 127.0.0.1:9464; found \(text)")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        }
+        guard !host.isEmpty else {
+            throw DaemonError(.invalidConfiguration, path: nil, "`--http-address` must name a host, e.g. 127.0.0.1:9464; found \(text)")
+        }
+        return (host, port)
+    }
+
+    func run() async throws {
+        let router = Router()
+        router.get("metrics") { _, _ in
+            await updateGauges()
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            let exposition = DaemonMetrics.addingHelp(to: registry.emitToString())
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: exposition)))
+        }
+        router.get("health") { _, _ in
+            let (status, body) = await health()
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        }
+        let logger = self.logger
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "lineupd"),
+            onServerRunning: { channel in
+                let address = channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+                logger.info("HTTP endpoint listening (/metrics, /health)", metadata: ["address": "\(address)"])
+            },
+            logger: logger)
+        try await application.run()
+    }
+
+    private func updateGauges() async {
+        let status = await daemon.status()
+        var unsavedRows: Int?
+        if let container = daemon.container {
+            let main = container.mainContext
+            unsavedRows = try? await main.perform { main.unsavedRowCount }
+        }
+        var queue: (count: Int, oldestDueSince: Date?) = (0, nil)
+        do {
+            queue = try SpoolDirectory(root: spoolURL, durability: .none).queueSummary()
+        } catch {
+            logger.warning("metrics: cannot read the queue", metadata: ["error": "\(error)"])
+        }
+        metrics.update(from: status, queue: (queue.count, queue.oldestDueSince), unsavedRowCount: unsavedRows)
+    }
+
+    private func health() async -> (HTTPResponse.Status, String) {
+        func answer(_ status: HTTPResponse.Status, _ fields: [String: String]) -> (HTTPResponse.Status, String) {
+            let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return (status, String(decoding: data, as: UTF8.self) + "\n")
+        }
+        guard let status = await daemon.status() else {
+            return answer(.serviceUnavailable, ["status": "unavailable", "reason": "the daemon is not running (starting or stopped)"])
+        }
+        guard status.phase == .running else {
+            return answer(.serviceUnavailable, ["status": "unavailable", "reason": "the daemon is \(status.phase.rawValue)"])
+        }
+        if let since = status.acknowledgementsFailingSince {
+            return answer(
+                .serviceUnavailable,
+                ["status": "unavailable", "reason": "no job could be acknowledged since \(since.ISO8601Format()) (flushes or filing fail)"])
+        }
+        return answer(.ok, ["status": "ok"])
+    }
+}
