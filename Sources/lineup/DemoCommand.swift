@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LineupJobs
 import LineupSpool
+import LineupStore
 import Logging
 import SurfJournal
 
@@ -43,7 +44,9 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .warning
+            // The demo prints the daemon's events itself; the log shows only what goes wrong
+            // beyond them.
+            handler.logLevel = .error
             return handler
         }
         let jobsDirectory = URL(fileURLWithPath: jobs).standardizedFileURL
@@ -64,10 +67,11 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.flushInterval = .milliseconds(500)
         configuration.gracePeriod = .seconds(5)
         configuration.rescanInterval = .milliseconds(200)
-        configuration.logLevel = .warning
+        configuration.logLevel = .error
+        var registry = SurfJournalJobs.registry
+        registry.register(FlakyFeedTask.kind) { FlakyFeedTask(request: $0) }
         let daemon = JobDaemon(
-            configuration: configuration, registry: SurfJournalJobs.registry, model: SurfJournalModel.model,
-            logger: Logger(label: "lineupd"))
+            configuration: configuration, registry: registry, model: SurfJournalModel.model, logger: Logger(label: "lineupd"))
 
         print("Lineup demo in \(root.path)")
         print("  inputs from \(samplesDirectory.path), outputs to \(output.path)")
@@ -78,8 +82,27 @@ struct DemoCommand: AsyncParsableCommand {
             try spool.enqueue(job)
             print("enqueued \(name) (\(job.kind)\(job.after.isEmpty ? "" : ", after \(job.after.joined(separator: ", "))"))")
         }
+        // Two jobs of the demo's own, for what the example files cannot show: a job scheduled
+        // for a moment later, and a job whose first attempt fails and is retried.
+        let demoJobs = [
+            try JobFile(
+                kind: "statistics", id: "statistics-after-prune", after: ["prune"], notBefore: Date().addingTimeInterval(3),
+                parameters: ["output": "statistics-after-prune.json"]),
+            try JobFile(kind: FlakyFeedTask.kind, id: "flaky-feed", maxAttempts: 3, baseDelay: 0.5),
+        ]
+        for job in demoJobs {
+            try spool.enqueue(job)
+        }
+        print("enqueued statistics-after-prune (statistics, after prune), scheduled 3 s from now")
+        print("enqueued flaky-feed (\(FlakyFeedTask.kind)): its first attempt fails, as a feed that is briefly down would")
+        let expected = jobFiles.count + demoJobs.count
 
         let events = daemon.events()
+        let begin = ContinuousClock.now
+        /// When an event came, after the start: shows the scheduled job waiting and the backoff.
+        func elapsed() -> String {
+            "+" + ((ContinuousClock.now - begin) / .seconds(1)).formatted(.number.precision(.fractionLength(1))) + " s"
+        }
         let running = Task { try await daemon.run() }
         let watchdog = Task {
             try await Task.sleep(for: timeoutDuration())
@@ -91,9 +114,12 @@ struct DemoCommand: AsyncParsableCommand {
         for await event in events {
             switch event {
             case let .jobStarted(job):
-                print("started   \(job)")
+                print("started   \(job) at \(elapsed())")
+            case let .jobScheduled(job, notBefore):
+                print("scheduled \(job) for \(notBefore.ISO8601Format(.iso8601.time(includingFractionalSeconds: false)))")
             case let .retryScheduled(job, delay, error):
-                print("retrying  \(job) in \(delay): \(error)")
+                let seconds = (delay / .seconds(1)).formatted(.number.precision(.fractionLength(2)))
+                print("retrying  \(job) in \(seconds) s at \(elapsed()): \(error)")
             case let .jobAcknowledged(job, report):
                 finished += 1
                 print("done      \(job): \(report.details["summary"]?.stringValue ?? "")")
@@ -108,16 +134,17 @@ struct DemoCommand: AsyncParsableCommand {
             default:
                 break
             }
-            if finished == jobFiles.count {
+            if finished == expected {
                 daemon.requestShutdown()
             }
         }
         watchdog.cancel()
         try await running.value
 
-        let report = output.appendingPathComponent("statistics.txt")
+        // The scheduled statistics ran last, after the prune: the store as it ended.
+        let report = output.appendingPathComponent("statistics-after-prune.txt")
         if let text = try? String(contentsOf: report, encoding: .utf8) {
-            print("\n\(text)", terminator: "")
+            print("\nStatistics after the prune (statistics-after-prune.txt):\n\(text)", terminator: "")
         }
         print("\nOutputs:")
         for name in try FileManager.default.contentsOfDirectory(atPath: output.path).sorted() {
@@ -127,8 +154,28 @@ struct DemoCommand: AsyncParsableCommand {
         let counts = try spool.counts()
         print("\nspool: \(counts.done) done, \(counts.failed) failed, \(counts.queued) queued, \(counts.running) running")
         if keep { print("kept \(root.path)") }
-        if failures > 0 || finished < jobFiles.count {
+        if failures > 0 || finished < expected {
             throw ExitCode.failure
         }
+    }
+}
+
+/// The demo's own job kind: its first attempt fails with a retryable error, as a job reading a
+/// feed that is briefly down would; the daemon retries it after its backoff, and the second
+/// attempt succeeds. It changes nothing in the store.
+final class FlakyFeedTask: JobTask, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own (see JobTask).
+    static let kind = "demo-flaky-feed"
+
+    struct FeedDown: RetryableError, CustomStringConvertible {
+        var isRetryable: Bool { true }
+        var description: String { "the feed did not answer (a fault the demo makes on purpose)" }
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        if request.attempt == 1 {
+            throw FeedDown()
+        }
+        return JobOutcome(summary: "read the feed on attempt \(request.attempt)")
     }
 }
