@@ -165,6 +165,11 @@ import Testing
         (#"{"flushBacklogLimit": 0}"#, "`flushBacklogLimit` must be from 1"),
         (#"{"logLevel": 3}"#, "`logLevel`"),
         (#"{"timeout": 0}"#, "`timeout` must be more than 0 s"),
+        (#"{"queues": {"imports": {"concurrency": 1}}}"#, "`queues` must be an object of queues such as"),
+        (#"{"queues": {"imports": {"concurrency": 1.5, "kinds": ["import-buoy"]}}}"#, "`queues` must be an object of queues"),
+        (#"{"queues": {"imports": {"concurrency": 0, "kinds": ["import-buoy"]}}}"#, "`queues.imports.concurrency` must be from 1 to 1024; found 0"),
+        (#"{"queues": {"imports": {"concurrency": 1, "kinds": []}}}"#, "`queues.imports` must have a name and list one job kind or more"),
+        (#"{"queues": {"a": {"concurrency": 1, "kinds": ["k"]}, "b": {"concurrency": 2, "kinds": ["k"]}}}"#, "job kind `k` is in two queues, `a` and `b`"),
         (#"{"timeoutByKind": 600}"#, "`timeoutByKind` must be an object of numbers (of seconds) by job kind; found the number 600"),
         (#"{"timeoutByKind": {"import-buoy": "10m"}}"#, "`timeoutByKind` must be an object of numbers (of seconds) by job kind"),
         (#"{"timeoutByKind": {"import-buoy": -1}}"#, "`timeoutByKind.import-buoy` must be a number of seconds, 0 or more"),
@@ -189,6 +194,20 @@ import Testing
         base.timeoutByKind = [:]
         #expect(base.reloading(from: configuration).timeoutByKind == configuration.timeoutByKind)
         #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
+    }
+
+    @Test func queuesAreReadAndNeedARestart() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = try load(
+            #"{"concurrency": 2, "queues": {"imports": {"concurrency": 1, "kinds": ["import-buoy", "import-coredata"]}, "exports": {"concurrency": 4, "kinds": ["export-csv"]}}}"#)
+        #expect(configuration.queues["imports"] == DaemonConfiguration.JobQueue(kinds: ["import-buoy", "import-coredata"], concurrency: 1))
+        #expect(configuration.queueName(forKind: "export-csv") == "exports")
+        #expect(configuration.queueName(forKind: "statistics") == nil)
+        #expect(configuration.totalConcurrency == 7)
+        #expect(configuration.effectiveClaimWindow == 28)
+        var base = configuration
+        base.queues = [:]
+        #expect(base.settingsNeedingRestart(toBecome: configuration) == ["queues"])
     }
 
     @Test func largestValuesAreAccepted() throws {

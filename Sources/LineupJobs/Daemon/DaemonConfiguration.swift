@@ -29,8 +29,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     /// The queue's `maxConcurrentOperationCount`. Default: the number of active cores.
     public var maxConcurrentJobs: Int
-    /// How many claimed jobs may wait in the queue or run at once (jobs parked waiting for an
-    /// unknown dependency, or for a retry, do not count). nil: 4 × ``maxConcurrentJobs``, at
+    /// How many claimed jobs may wait in the queues or run at once (jobs parked waiting for an
+    /// unknown dependency, or for a retry, do not count). nil: 4 × ``totalConcurrency``, at
     /// least 8.
     public var claimWindow: Int?
     /// The time between flushes. Default 5 s.
@@ -82,6 +82,34 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var timeout: Duration?
     /// Timeouts by job kind (see ``timeout``).
     public var timeoutByKind: [String: Duration]
+    /// Named queues, each with the kinds it runs and its own concurrency (one import at a time,
+    /// four exports); a kind in none runs in the default queue, ``maxConcurrentJobs`` wide.
+    /// Jobs are still claimed in order, within one ``claimWindow``: a queue's backlog waits in
+    /// `active/` and counts against the window. Default none. Needs a restart to change.
+    public var queues: [String: JobQueue]
+
+    /// A named queue of ``queues``.
+    public struct JobQueue: Sendable, Hashable {
+        /// The job kinds that run in this queue.
+        public var kinds: Set<String>
+        /// How many of its jobs run at once.
+        public var concurrency: Int
+
+        public init(kinds: Set<String>, concurrency: Int) {
+            self.kinds = kinds
+            self.concurrency = concurrency
+        }
+    }
+
+    /// The name of the queue that runs `kind`; nil for the default queue.
+    public func queueName(forKind kind: String) -> String? {
+        queues.first { $0.value.kinds.contains(kind) }?.key
+    }
+
+    /// How many jobs may run at once in all the queues together.
+    public var totalConcurrency: Int {
+        queues.values.reduce(maxConcurrentJobs) { $0 + $1.concurrency }
+    }
 
     public init(storeURL: URL, spoolURL: URL, inputDirectory: URL, outputDirectory: URL) {
         self.storeURL = storeURL
@@ -107,11 +135,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.keepDone = nil
         self.timeout = nil
         self.timeoutByKind = [:]
+        self.queues = [:]
     }
 
     /// The claim window in effect.
     public var effectiveClaimWindow: Int {
-        max(1, claimWindow ?? max(8, 4 * maxConcurrentJobs))
+        max(1, claimWindow ?? max(8, 4 * totalConcurrency))
     }
 
     /// Where the daemon's jobs may read and write.
@@ -154,6 +183,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if statusInterval != other.statusInterval { names.append("statusInterval") }
         if spoolDurability != other.spoolDurability { names.append("spoolDurability") }
         if maxInterruptions != other.maxInterruptions { names.append("poisonThreshold") }
+        if queues != other.queues { names.append("queues") }
         return names
     }
 
@@ -227,6 +257,20 @@ public struct DaemonConfiguration: Sendable, Hashable {
             ("dependencyWaitTimeout", dependencyWaitTimeout, true), ("baseDelay", retry.baseDelay, true),
             ("maxDelay", retry.maxDelay, true),
         ]
+        var queuesByKind: [String: String] = [:]
+        for (name, queue) in queues.sorted(by: { $0.key < $1.key }) {
+            guard !name.isEmpty, !queue.kinds.isEmpty, !queue.kinds.contains("") else {
+                throw invalid("`queues.\(name)` must have a name and list one job kind or more")
+            }
+            guard (1...1_024).contains(queue.concurrency) else {
+                throw invalid("`queues.\(name).concurrency` must be from 1 to 1024; found \(queue.concurrency)")
+            }
+            for kind in queue.kinds.sorted() {
+                if let other = queuesByKind.updateValue(name, forKey: kind) {
+                    throw invalid("job kind `\(kind)` is in two queues, `\(other)` and `\(name)`")
+                }
+            }
+        }
         let timeouts = [("timeout", timeout)] + timeoutByKind.sorted { $0.key < $1.key }.map { ("timeoutByKind.\($0.key)", $0.value) }
         for case let (name, duration?) in timeouts where duration <= .zero || duration > maximum {
             throw invalid(
@@ -258,6 +302,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + (keepDone.map { " keepDone=\(Self.seconds($0))s" } ?? "")
             + (timeout.map { " timeout=\(Self.seconds($0))s" } ?? "")
             + timeoutByKind.sorted { $0.key < $1.key }.map { " timeout[\($0.key)]=\(Self.seconds($0.value))s" }.joined()
+            + queues.sorted { $0.key < $1.key }.map { " queue[\($0.key)]=\($0.value.concurrency):\($0.value.kinds.sorted().joined(separator: ","))" }.joined()
             + (configurationFile.map { " configurationFile=\($0.path)" } ?? "")
     }
 

@@ -9,7 +9,8 @@ public import Logging
 /// {"store": "state/store.sqlite", "spool": "spool", "input": "inbox", "output": "exports",
 ///  "concurrency": 2, "flushInterval": 5, "gracePeriod": 20, "maxAttempts": 3,
 ///  "baseDelay": 1, "maxDelay": 300, "poisonThreshold": 3, "logLevel": "info",
-///  "timeout": 3600, "timeoutByKind": {"import-buoy": 600}}
+///  "timeout": 3600, "timeoutByKind": {"import-buoy": 600},
+///  "queues": {"imports": {"concurrency": 1, "kinds": ["import-buoy", "import-coredata"]}}}
 /// ```
 ///
 /// `lineupd` reads it at start-up and applies its command-line options on top; on SIGHUP the
@@ -38,6 +39,13 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var keepDone: Double?
     public var timeout: Double?
     public var timeoutByKind: [String: Double]?
+    public var queues: [String: Queue]?
+
+    /// A named queue (see ``DaemonConfiguration/queues``).
+    public struct Queue: Sendable, Hashable, Codable {
+        public var concurrency: Int
+        public var kinds: [String]
+    }
 
     public init() {}
 
@@ -101,7 +109,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case store, spool, input, output, concurrency, claimWindow, flushInterval, gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
-            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind
+            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues
 
         var kind: ValueKind {
             switch self {
@@ -111,6 +119,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
                 .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone, .timeout:
                 .seconds
             case .timeoutByKind: .secondsByName
+            case .queues: .queues
             case .inotify: .boolean
             }
         }
@@ -118,7 +127,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
 
     /// The JSON type a key takes.
     private enum ValueKind: CustomStringConvertible {
-        case string, wholeNumber, seconds, secondsByName, boolean
+        case string, wholeNumber, seconds, secondsByName, queues, boolean
 
         func accepts(_ value: Any) -> Bool {
             let number = value as? NSNumber
@@ -130,6 +139,14 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .secondsByName:
                 guard let object = value as? [String: Any] else { return false }
                 return object.values.allSatisfy(ValueKind.seconds.accepts)
+            case .queues:
+                guard let object = value as? [String: Any] else { return false }
+                return object.values.allSatisfy { queue in
+                    guard let queue = queue as? [String: Any], Set(queue.keys) == ["concurrency", "kinds"],
+                        let kinds = queue["kinds"] as? [Any]
+                    else { return false }
+                    return ValueKind.wholeNumber.accepts(queue["concurrency"] as Any) && kinds.allSatisfy { $0 is String }
+                }
             case .wholeNumber:
                 guard let number, !isBoolean else { return false }
                 let double = number.doubleValue
@@ -143,6 +160,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .wholeNumber: "a whole number"
             case .seconds: "a number (of seconds)"
             case .secondsByName: "an object of numbers (of seconds) by job kind"
+            case .queues: #"an object of queues such as {"imports": {"concurrency": 1, "kinds": ["import-buoy"]}}"#
             case .boolean: "true or false"
             }
         }
@@ -196,6 +214,9 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.timeout = timeout.map { .nanoseconds(Int64($0 * 1e9)) } ?? result.timeout
         if let timeoutByKind {
             result.timeoutByKind = timeoutByKind.mapValues { .nanoseconds(Int64($0 * 1e9)) }
+        }
+        if let queues {
+            result.queues = queues.mapValues { DaemonConfiguration.JobQueue(kinds: Set($0.kinds), concurrency: $0.concurrency) }
         }
         return result
     }

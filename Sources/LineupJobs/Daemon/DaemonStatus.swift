@@ -56,6 +56,7 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var phase: Phase
     public var startedAt: Date
     public var updatedAt: Date
+    /// How many jobs may run at once, in all the queues together.
     public var maxConcurrentJobs: Int
     /// The flush interval in seconds.
     public var flushInterval: Double

@@ -317,7 +317,7 @@ public final class JobDaemon: Service, Sendable {
         do {
             container = try PersistentContainer(
                 url: configuration.storeURL, model: model, logger: logger,
-                maximumReaderCount: PersistentContainer.readerCount(forConcurrentTasks: configuration.maxConcurrentJobs))
+                maximumReaderCount: PersistentContainer.readerCount(forConcurrentTasks: configuration.totalConcurrency))
         } catch {
             throw DaemonError(.storeUnavailable, path: configuration.storeURL.path, "cannot open the store", underlying: error)
         }

@@ -55,7 +55,9 @@ extension JobRunner {
         isStopping = true
         phase = .stopping
         // Tasks already running go on; the others wait (they are cancelled after the grace).
-        queue.isSuspended = true
+        for queue in allQueues {
+            queue.isSuspended = true
+        }
         for record in live.values.sorted(by: { $0.name < $1.name }) {
             switch record.state {
             case .waitingForDependencies, .waitingForRetry, .claimed:
@@ -73,7 +75,9 @@ extension JobRunner {
         for record in live.values {
             record.task?.cancel()
         }
-        queue.isSuspended = false
+        for queue in allQueues {
+            queue.isSuspended = false
+        }
     }
 
     /// After the final flush: every job it did not acknowledge goes back to `new/`, but for the

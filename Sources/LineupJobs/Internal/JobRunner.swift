@@ -28,7 +28,12 @@ final class JobRunner: @unchecked Sendable {
     // thread-safe.
 
     let coordinator = DispatchQueue(label: "lineup.runner")
+    /// The default queue, for the kinds of no named queue.
     let queue = OperationQueue()
+    /// The named queues (``DaemonConfiguration/queues``) by the kinds they run.
+    let queuesByKind: [String: OperationQueue]
+    /// Every queue, the default one first.
+    let allQueues: [OperationQueue]
     let committer: GroupCommitter
     let spool: SpoolDirectory
     let container: PersistentContainer
@@ -86,6 +91,24 @@ final class JobRunner: @unchecked Sendable {
         self.committer = GroupCommitter(container: container, spool: spool)
         queue.name = "lineup.jobs"
         queue.maxConcurrentOperationCount = settings.maxConcurrentJobs
+        var queuesByKind: [String: OperationQueue] = [:]
+        var allQueues = [queue]
+        for (name, definition) in settings.queues.sorted(by: { $0.key < $1.key }) {
+            let named = OperationQueue()
+            named.name = "lineup.jobs.\(name)"
+            named.maxConcurrentOperationCount = definition.concurrency
+            allQueues.append(named)
+            for kind in definition.kinds {
+                queuesByKind[kind] = named
+            }
+        }
+        self.queuesByKind = queuesByKind
+        self.allQueues = allQueues
+    }
+
+    /// The queue that runs jobs of `kind`.
+    func operationQueue(forKind kind: String?) -> OperationQueue {
+        kind.flatMap { queuesByKind[$0] } ?? queue
     }
 
     var logger: Logger {
@@ -115,7 +138,8 @@ final class JobRunner: @unchecked Sendable {
 
     // MARK: - Settings
 
-    /// Applies reloaded settings: the queue's width at once, the rest from the next use.
+    /// Applies reloaded settings: the default queue's width at once, the rest from the next use
+    /// (named queues change only with a restart).
     func apply(_ newSettings: RunnerSettings) {
         settings.withLock { $0 = newSettings }
         queue.maxConcurrentOperationCount = newSettings.maxConcurrentJobs
@@ -410,6 +434,6 @@ final class JobRunner: @unchecked Sendable {
         }
         record.state = .queued(task)
         queuedTaskCount += 1
-        queue.addOperation(task)
+        operationQueue(forKind: record.file?.kind).addOperation(task)
     }
 }

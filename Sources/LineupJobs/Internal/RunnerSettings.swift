@@ -14,6 +14,8 @@ struct RunnerSettings: Sendable {
     var cancellationTimeout: Duration
     var timeout: Duration?
     var timeoutByKind: [String: Duration]
+    /// The named queues (fixed while the daemon runs: a change needs a restart).
+    var queues: [String: DaemonConfiguration.JobQueue]
     var logger: Logger
 
     init(_ configuration: DaemonConfiguration, logger: Logger) {
@@ -27,6 +29,7 @@ struct RunnerSettings: Sendable {
         self.cancellationTimeout = configuration.cancellationTimeout
         self.timeout = configuration.timeout
         self.timeoutByKind = configuration.timeoutByKind
+        self.queues = configuration.queues
         self.logger = logger
     }
 
