@@ -30,6 +30,15 @@ extension SpoolDirectory {
         return (names.count, oldest)
     }
 
+    /// Whether a job enqueued under `name` is in any of the spool's directories: queued,
+    /// running, done or failed. Lists the names only; reads no file.
+    public func containsJob(named name: String) throws(SpoolError) -> Bool {
+        for state in [SpoolState.queued, .running, .done, .failed] where try jobFileNames(in: state).contains(where: { $0.name == name }) {
+            return true
+        }
+        return false
+    }
+
     /// The job files in one directory, in name order (for `new/`, claiming order).
     public func entries(_ state: SpoolState) throws(SpoolError) -> [SpoolEntry] {
         let directory = path(of: state)

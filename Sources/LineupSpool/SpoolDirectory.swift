@@ -165,10 +165,31 @@ public final class SpoolDirectory: Sendable {
         try enqueue(contents: contents, notBefore: nil)
     }
 
+    /// Enqueues `job` under `name` rather than a generated one, for a producer whose names say
+    /// something (the daemon's recurring jobs: one name a period).
+    ///
+    /// - Throws: ``SpoolError`` ``SpoolError/Code/invalidField`` for a name that would not read
+    ///   back as itself (a `.`, a `/`, a tag such as `.t…`), ``SpoolError/Code/alreadyExists``
+    ///   when `new/` holds a job of that name.
+    @discardableResult
+    public func enqueue(_ job: JobFile, named name: String) throws(SpoolError) -> SpoolEntry {
+        let fileName = JobFileName(name: name, notBefore: job.notBefore.map(JobFileName.seconds(notBefore:)))
+        guard !name.isEmpty, !name.contains("/"), !name.contains("."), JobFileName(fileName: fileName.fileName)?.name == name else {
+            throw SpoolError(code: .invalidField, path: nil, message: "\"\(name)\" cannot name a job file")
+        }
+        // A copy left in tmp/ by an enqueue that a crash cut short.
+        try? FileSystem.removeFile(temporaryPath + "/" + fileName.fileName)
+        return try enqueue(contents: job.encoded(), as: fileName)
+    }
+
     /// Enqueues bytes, with `notBefore` in the file's name (see `JobFileName`) so that claimers
     /// skip it until then without reading it.
     private func enqueue(contents: Data, notBefore: Date?) throws(SpoolError) -> SpoolEntry {
         let fileName = JobFileName(name: JobNameGenerator.shared.next(), notBefore: notBefore.map(JobFileName.seconds(notBefore:)))
+        return try enqueue(contents: contents, as: fileName)
+    }
+
+    private func enqueue(contents: Data, as fileName: JobFileName) throws(SpoolError) -> SpoolEntry {
         let temporary = temporaryPath + "/" + fileName.fileName
         let destination = path(of: .queued) + "/" + fileName.fileName
         try FileSystem.writeFile(temporary, contents: contents, exclusive: true, sync: durability == .fsync)

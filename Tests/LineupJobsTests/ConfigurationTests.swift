@@ -1,5 +1,6 @@
 import Foundation
 import LineupJobs
+import LineupSpool
 import Logging
 import Testing
 
@@ -165,6 +166,10 @@ import Testing
         (#"{"flushBacklogLimit": 0}"#, "`flushBacklogLimit` must be from 1"),
         (#"{"logLevel": 3}"#, "`logLevel`"),
         (#"{"timeout": 0}"#, "`timeout` must be more than 0 s"),
+        (#"{"cron": {"name": "n"}}"#, "`cron` must be a list of recurring jobs such as"),
+        (#"{"cron": [{"name": "n", "schedule": "0 3 * *", "job": {"kind": "statistics"}}]}"#, "`cron`: cron expression \"0 3 * *\": a cron expression has 5 fields"),
+        (#"{"cron": [{"name": "a b", "schedule": "0 3 * * *", "job": {"kind": "statistics"}}]}"#, "a cron job's name must be 1 to 100 letters"),
+        (#"{"cron": [{"name": "n", "schedule": "0 3 * * *", "job": {"id": "x"}}]}"#, "job file has no `kind` field"),
         (#"{"queues": {"imports": {"concurrency": 1}}}"#, "`queues` must be an object of queues such as"),
         (#"{"queues": {"imports": {"concurrency": 1.5, "kinds": ["import-buoy"]}}}"#, "`queues` must be an object of queues"),
         (#"{"queues": {"imports": {"concurrency": 0, "kinds": ["import-buoy"]}}}"#, "`queues.imports.concurrency` must be from 1 to 1024; found 0"),
@@ -194,6 +199,20 @@ import Testing
         base.timeoutByKind = [:]
         #expect(base.reloading(from: configuration).timeoutByKind == configuration.timeoutByKind)
         #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
+    }
+
+    @Test func cronJobsAreReadAndReloadable() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = try load(
+            #"{"cron": [{"name": "nightly", "schedule": "0 3 * * *", "job": {"kind": "export-csv", "entity": "JournalEntry", "output": "n.csv"}}]}"#)
+        let entry = try #require(configuration.cron.first)
+        #expect(entry.name == "nightly" && entry.schedule.description == "0 3 * * *" && entry.job.kind == "export-csv")
+        var base = configuration
+        base.cron = []
+        #expect(base.reloading(from: configuration).cron == configuration.cron)
+        #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
+        configuration.cron.append(entry)
+        #expect(throws: DaemonError.self) { try configuration.validate() }
     }
 
     @Test func queuesAreReadAndNeedARestart() throws {

@@ -87,6 +87,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Jobs are still claimed in order, within one ``claimWindow``: a queue's backlog waits in
     /// `active/` and counts against the window. Default none. Needs a restart to change.
     public var queues: [String: JobQueue]
+    /// Recurring jobs, enqueued by a ``CronScheduler`` each time their schedule fires. Default
+    /// none.
+    public var cron: [CronJob]
 
     /// A named queue of ``queues``.
     public struct JobQueue: Sendable, Hashable {
@@ -136,6 +139,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.timeout = nil
         self.timeoutByKind = [:]
         self.queues = [:]
+        self.cron = []
     }
 
     /// The claim window in effect.
@@ -164,6 +168,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         copy.keepDone = other.keepDone
         copy.timeout = other.timeout
         copy.timeoutByKind = other.timeoutByKind
+        copy.cron = other.cron
         return copy
     }
 
@@ -271,6 +276,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
                 }
             }
         }
+        var cronNames: Set<String> = []
+        for entry in cron where !cronNames.insert(entry.name).inserted {
+            throw invalid("two cron jobs are named `\(entry.name)`")
+        }
         let timeouts = [("timeout", timeout)] + timeoutByKind.sorted { $0.key < $1.key }.map { ("timeoutByKind.\($0.key)", $0.value) }
         for case let (name, duration?) in timeouts where duration <= .zero || duration > maximum {
             throw invalid(
@@ -302,6 +311,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + (keepDone.map { " keepDone=\(Self.seconds($0))s" } ?? "")
             + (timeout.map { " timeout=\(Self.seconds($0))s" } ?? "")
             + timeoutByKind.sorted { $0.key < $1.key }.map { " timeout[\($0.key)]=\(Self.seconds($0.value))s" }.joined()
+            + cron.map { " cron[\($0.name)]=\"\($0.schedule)\"" }.joined()
             + queues.sorted { $0.key < $1.key }.map { " queue[\($0.key)]=\($0.value.concurrency):\($0.value.kinds.sorted().joined(separator: ","))" }.joined()
             + (configurationFile.map { " configurationFile=\($0.path)" } ?? "")
     }

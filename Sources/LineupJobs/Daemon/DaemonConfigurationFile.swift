@@ -1,4 +1,5 @@
 public import Foundation
+public import LineupSpool
 public import Logging
 
 /// The daemon's configuration file: a JSON object whose fields are all optional and override
@@ -10,7 +11,9 @@ public import Logging
 ///  "concurrency": 2, "flushInterval": 5, "gracePeriod": 20, "maxAttempts": 3,
 ///  "baseDelay": 1, "maxDelay": 300, "poisonThreshold": 3, "logLevel": "info",
 ///  "timeout": 3600, "timeoutByKind": {"import-buoy": 600},
-///  "queues": {"imports": {"concurrency": 1, "kinds": ["import-buoy", "import-coredata"]}}}
+///  "queues": {"imports": {"concurrency": 1, "kinds": ["import-buoy", "import-coredata"]}},
+///  "cron": [{"name": "nightly-export", "schedule": "0 3 * * *",
+///            "job": {"kind": "export-csv", "entity": "JournalEntry", "output": "nightly.csv"}}]}
 /// ```
 ///
 /// `lineupd` reads it at start-up and applies its command-line options on top; on SIGHUP the
@@ -40,6 +43,14 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var timeout: Double?
     public var timeoutByKind: [String: Double]?
     public var queues: [String: Queue]?
+    public var cron: [Cron]?
+
+    /// A recurring job (see ``CronJob``).
+    public struct Cron: Sendable, Hashable, Codable {
+        public var name: String
+        public var schedule: String
+        public var job: JobFile
+    }
 
     /// A named queue (see ``DaemonConfiguration/queues``).
     public struct Queue: Sendable, Hashable, Codable {
@@ -95,6 +106,13 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         if let maxAttempts, maxAttempts < 1 {
             throw invalid("`maxAttempts` must be at least 1")
         }
+        for entry in cron ?? [] {
+            do {
+                _ = try CronJob(name: entry.name, schedule: CronSchedule(entry.schedule), job: entry.job)
+            } catch {
+                throw invalid("`cron`: \(error.message)")
+            }
+        }
     }
 
     private var durationsInSeconds: [(String, Double?)] {
@@ -109,7 +127,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case store, spool, input, output, concurrency, claimWindow, flushInterval, gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
-            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues
+            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron
 
         var kind: ValueKind {
             switch self {
@@ -120,6 +138,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
                 .seconds
             case .timeoutByKind: .secondsByName
             case .queues: .queues
+            case .cron: .cronJobs
             case .inotify: .boolean
             }
         }
@@ -127,7 +146,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
 
     /// The JSON type a key takes.
     private enum ValueKind: CustomStringConvertible {
-        case string, wholeNumber, seconds, secondsByName, queues, boolean
+        case string, wholeNumber, seconds, secondsByName, queues, cronJobs, boolean
 
         func accepts(_ value: Any) -> Bool {
             let number = value as? NSNumber
@@ -139,6 +158,12 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .secondsByName:
                 guard let object = value as? [String: Any] else { return false }
                 return object.values.allSatisfy(ValueKind.seconds.accepts)
+            case .cronJobs:
+                guard let list = value as? [Any] else { return false }
+                return list.allSatisfy { entry in
+                    guard let entry = entry as? [String: Any], Set(entry.keys) == ["name", "schedule", "job"] else { return false }
+                    return entry["name"] is String && entry["schedule"] is String && entry["job"] is [String: Any]
+                }
             case .queues:
                 guard let object = value as? [String: Any] else { return false }
                 return object.values.allSatisfy { queue in
@@ -160,6 +185,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .wholeNumber: "a whole number"
             case .seconds: "a number (of seconds)"
             case .secondsByName: "an object of numbers (of seconds) by job kind"
+            case .cronJobs: #"a list of recurring jobs such as [{"name": "nightly", "schedule": "0 3 * * *", "job": {"kind": "statistics"}}]"#
             case .queues: #"an object of queues such as {"imports": {"concurrency": 1, "kinds": ["import-buoy"]}}"#
             case .boolean: "true or false"
             }
@@ -214,6 +240,10 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.timeout = timeout.map { .nanoseconds(Int64($0 * 1e9)) } ?? result.timeout
         if let timeoutByKind {
             result.timeoutByKind = timeoutByKind.mapValues { .nanoseconds(Int64($0 * 1e9)) }
+        }
+        if let cron {
+            // Checked when the file was read.
+            result.cron = cron.compactMap { try? CronJob(name: $0.name, schedule: CronSchedule($0.schedule), job: $0.job) }
         }
         if let queues {
             result.queues = queues.mapValues { DaemonConfiguration.JobQueue(kinds: Set($0.kinds), concurrency: $0.concurrency) }

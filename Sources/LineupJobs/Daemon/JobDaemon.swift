@@ -225,6 +225,7 @@ public final class JobDaemon: Service, Sendable {
                 group.addTask { await self.flushLoop(runner) }
                 group.addTask { await self.statusLoop(runner, interval: configuration.statusInterval) }
                 group.addTask { await self.retentionLoop(spool) }
+                group.addTask { await self.cronLoop(spool) }
                 if let signals {
                     group.addTask { await self.signalLoop(signals) }
                 }
@@ -470,6 +471,26 @@ public final class JobDaemon: Service, Sendable {
             let pause = min(.seconds(3_600), (keepDone ?? .seconds(3_600)) / 10)
             do {
                 try await Task.sleep(for: pause)
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Enqueues the recurring jobs (``DaemonConfiguration/cron``) at start and then at the
+    /// start of every minute, when a schedule may fire. The entries are read each time, so that
+    /// a reload changes them.
+    private func cronLoop(_ spool: SpoolDirectory) async {
+        let scheduler = CronScheduler(spool: spool, logger: logger)
+        while true {
+            let entries = state.withLock { $0.configuration.cron }
+            if !entries.isEmpty {
+                scheduler.enqueueDue(entries)
+            }
+            // Just past the next whole minute: a schedule fires at a minute's start.
+            let intoMinute = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+            do {
+                try await Task.sleep(for: .seconds(60 - intoMinute + 0.05))
             } catch {
                 return
             }
