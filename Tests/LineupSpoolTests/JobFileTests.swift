@@ -235,4 +235,17 @@ struct JSONNumberTests {
         #expect(try JobFile(data: job.encoded()) == job)
         #expect(job.fields["m"] == .integer(2))
     }
+
+    // Found by the job-file fuzzer: 1.1111111111155555e17 was written in its shortest form,
+    // whose digits JSONDecoder reads as the integer 111111111111555550, two off the double.
+    @Test("a whole double beyond 2^53 is written as its exact digits, and a job file survives encoding with one",
+          arguments: [1.1111111111155555e17, -1.2345678901234568e17, 9_007_199_254_740_994, 9.2233720368547748e18])
+    func largeWholeDoubles(number: Double) throws {
+        let job = try JobFile(kind: "k", parameters: ["n": .number(number)])
+        let text = String(decoding: try job.encoded(), as: UTF8.self)
+        #expect(text.contains(String(Int64(exactly: number)!)), "\(text)")
+        let read = try JobFile(data: job.encoded())
+        #expect(read == job)
+        #expect(read.fields["n"] == .integer(Int(exactly: number)!))
+    }
 }

@@ -3,8 +3,9 @@ import Foundation
 /// Writes a ``JSONValue`` as JSON text, byte for byte as `JSONEncoder` writes it with
 /// `.sortedKeys` and `.withoutEscapingSlashes` (plus `.prettyPrinted` in the pretty style):
 /// keys in the order of their UTF-8 bytes; two spaces of indentation and `"key" : value` when
-/// pretty; a number as Swift prints it, without a trailing `.0`; `"`, `\`, and control
-/// characters escaped, the rest as UTF-8.
+/// pretty; a number as Swift prints it, without a trailing `.0` (but for a whole number from
+/// 2^53 on, written as its exact digits: see below); `"`, `\`, and control characters escaped,
+/// the rest as UTF-8.
 ///
 /// By hand because the spool writes one of these per job and per enqueue: through
 /// `JSONEncoder`'s generic machinery a result report took about 7 µs, which in the spool
@@ -51,6 +52,15 @@ struct JSONTextWriter {
             guard number.isFinite else {
                 throw SpoolError(
                     code: .invalidField, path: nil, message: "cannot write \(number) as JSON (only finite numbers)")
+            }
+            // A whole number from 2^53 up to Int64's range as its exact digits: its shortest
+            // round-trip form (`1.1111111111155555e+17`) is read back by JSONDecoder as the
+            // integer those digits spell (…550), which is not this double (…552), so a job file
+            // changed through encoding (found by the job-file fuzzer). JSONEncoder writes the
+            // short form; below 2^53 the two agree.
+            if abs(number) >= 9_007_199_254_740_992, let whole = Int64(exactly: number) {
+                append(String(whole))
+                return
             }
             // What JSONEncoder writes: Swift's shortest round-trip form, `3` rather than `3.0`.
             var text = number.description
