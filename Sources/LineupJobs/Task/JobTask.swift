@@ -229,8 +229,9 @@ open class JobTask: Operation, @unchecked Sendable {
 
     /// Ends the attempt as timed out unless its work is being saved already: the task is
     /// cancelled, and whatever it returns or throws from then on fails the attempt with
-    /// ``JobError/Code/timedOut``; nothing it did reaches the main context. One lock decides
-    /// between this and the save, so a job is either saved or timed out, never both.
+    /// ``JobError/Code/timedOut``; its final save never happens (chunks it saved before stay,
+    /// as for any failed attempt: see ``keptRowChanges``). One lock decides between this and
+    /// the final save, so a job is either saved or timed out, never both.
     ///
     /// - Returns: false when it was too late (the task was saving or had finished).
     func expire(after limit: Duration) -> Bool {
