@@ -29,7 +29,7 @@ extension JobRunner {
         let settings = settings.withLock { $0 }
         return DaemonStatus(
             pid: ProcessInfo.processInfo.processIdentifier, phase: phase, startedAt: startedAt, updatedAt: Date(),
-            maxConcurrentJobs: settings.queues.values.reduce(settings.maxConcurrentJobs) { $0 + $1.concurrency },
+            maxConcurrentJobs: settings.totalConcurrency,
             flushInterval: DaemonConfiguration.seconds(settings.flushInterval), lastFlush: lastFlush,
             consecutiveFlushFailures: consecutiveFlushFailures, running: running,
             queued: max(0, queuedTaskCount - running.count),

@@ -16,6 +16,8 @@ struct RunnerSettings: Sendable {
     var timeoutByKind: [String: Duration]
     /// The named queues (fixed while the daemon runs: a change needs a restart).
     var queues: [String: DaemonConfiguration.JobQueue]
+    /// ``DaemonConfiguration/totalConcurrency``: the default queue's width and the named queues'.
+    var totalConcurrency: Int
     var logger: Logger
 
     init(_ configuration: DaemonConfiguration, logger: Logger) {
@@ -30,6 +32,7 @@ struct RunnerSettings: Sendable {
         self.timeout = configuration.timeout
         self.timeoutByKind = configuration.timeoutByKind
         self.queues = configuration.queues
+        self.totalConcurrency = configuration.totalConcurrency
         self.logger = logger
     }
 
@@ -37,7 +40,7 @@ struct RunnerSettings: Sendable {
     /// else the daemon's; nil for no limit.
     func timeout(for file: JobFile) -> Duration? {
         if let seconds = file.timeout {
-            return .nanoseconds(Int64((seconds * 1e9).rounded()))
+            return .seconds(seconds)
         }
         return timeoutByKind[file.kind] ?? timeout
     }
