@@ -113,6 +113,9 @@ public final class SpoolDirectory: Sendable {
     private let backlog = Locked(Backlog())
     /// Whether a claim was made since `new/` and `active/` were last synced (see `syncClaims`).
     private let claimsNotYetDurable = Locked(false)
+    /// Held through a sync of the claims: a second caller must not go on while the first one's
+    /// fsyncs, which cover the claims it took the flag for, have not returned.
+    private let claimSync = Locked(())
 
     /// Opens the spool at `root`, creating the directory and its five subdirectories when
     /// they are missing.
@@ -291,17 +294,25 @@ public final class SpoolDirectory: Sendable {
     /// power cut could keep that later rename and lose the claim's, leaving the job both in
     /// `new/` and in `done/`, to be run and reported done a second time. The power-loss
     /// simulation found exactly that.
+    ///
+    /// The committer (filing in `done/`) and the coordinator (filing in `failed/`) call it at
+    /// once: without `claimSync`, the second saw the flag the first had just taken and went on
+    /// to its own rename before the first's fsyncs had returned (the power-loss simulation
+    /// caught a job done twice that way).
     func syncClaims() throws(SpoolError) {
-        guard durability == .fsync, claimsNotYetDurable.withLock({ pending in
-            defer { pending = false }
-            return pending
-        }) else { return }
-        do throws(SpoolError) {
-            try FileSystem.syncDirectory(path(of: .queued))
-            try FileSystem.syncDirectory(path(of: .running))
-        } catch {
-            claimsNotYetDurable.withLock { $0 = true }
-            throw error
+        guard durability == .fsync else { return }
+        try claimSync.withLock { (_) throws(SpoolError) in
+            guard claimsNotYetDurable.withLock({ pending in
+                defer { pending = false }
+                return pending
+            }) else { return }
+            do throws(SpoolError) {
+                try FileSystem.syncDirectory(path(of: .queued))
+                try FileSystem.syncDirectory(path(of: .running))
+            } catch {
+                claimsNotYetDurable.withLock { $0 = true }
+                throw error
+            }
         }
     }
 
