@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "SurfJournalTests",
             dependencies: [
-                "SurfJournal", "LineupStore", "LineupJobs", "LineupSpool", "LineupTestSupport",
+                "SurfJournal", "LineupStore", "LineupJobs", "LineupSpool", "LineupLocking", "LineupTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
