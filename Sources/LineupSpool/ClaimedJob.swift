@@ -29,6 +29,12 @@ public struct ClaimedJob: Sendable, Hashable {
     private let notBeforeTag: Int64?
     /// Why the file could not be read, if it could not.
     private let loadFailure: SpoolError?
+    /// Whether this is a bulk file as a whole (`*.jobs.jsonl`): ``SpoolDirectory/claimNext()``
+    /// hands out its lines instead, so a consumer meets one only from ``SpoolDirectory/claim(fileName:)``
+    /// or when the file cannot be read (then fail it, and it goes to `failed/` whole).
+    public let isBulk: Bool
+    /// For a job that is a line of a bulk file, which line of which file; nil for a job file.
+    public let bulkLine: BulkLine?
 
     init(
         fileName: JobFileName,
@@ -48,6 +54,29 @@ public struct ClaimedJob: Sendable, Hashable {
         self.notBeforeTag = fileName.notBefore
         self.claimedAt = claimedAt
         self.loadFailure = loadFailure
+        self.isBulk = fileName.isBulk
+        self.bulkLine = nil
+    }
+
+    /// A line of a claimed bulk file, as a job of its own: named `<bulk name>.line<N>`, with the
+    /// bulk's interruptions, the line's own failed attempts (from the bulk's ledger), and, as its
+    /// file name, the one it gets in `failed/` if it fails (``BulkLine/failedFileName``).
+    init(
+        line: BulkLine, contents: Data, failedAttempts: Int, notBefore: Int64?, claimedAt: Date, loadFailure: SpoolError?
+    ) {
+        let tags = line.failedFileName
+        self.name = tags.name
+        self.claim = (line.bulkFileName.claim ?? "") + ".line\(line.number)"
+        self.fileName = tags.fileName
+        self.path = line.bulkPath
+        self.contents = contents
+        self.interruptions = line.bulkFileName.interruptions
+        self.failedAttempts = failedAttempts
+        self.notBeforeTag = notBefore
+        self.claimedAt = claimedAt
+        self.loadFailure = loadFailure
+        self.isBulk = false
+        self.bulkLine = line
     }
 
     /// The file in `active/`.
@@ -58,17 +87,34 @@ public struct ClaimedJob: Sendable, Hashable {
     /// The job file's name as it was enqueued (`<name>.job.json`): what failure reports and
     /// errors call the job by. Its path in `active/` carries the spool's own tags and moves
     /// on to `done/` or `failed/`, so it would name a file that is no longer there.
+    /// For a line of a bulk file, the bulk's name and the line: `<bulk name>.jobs.jsonl:<N>`.
     public var enqueuedFileName: String {
-        name + JobFileName.suffix
+        if let bulkLine {
+            return bulkLine.bulkFileName.enqueuedFileName + ":\(bulkLine.number)"
+        }
+        return jobFileName.enqueuedFileName
     }
 
     var jobFileName: JobFileName {
-        JobFileName(name: name, notBefore: notBeforeTag, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+        if let bulkLine {
+            return bulkLine.failedFileName
+        }
+        return JobFileName(
+            name: name, notBefore: notBeforeTag, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim,
+            isBulk: isBulk)
     }
 
     /// The same claim after its file was renamed to `fileName` in the same directory.
     func renamed(to fileName: JobFileName, path: String) -> ClaimedJob {
         ClaimedJob(fileName: fileName, path: path, contents: contents, claimedAt: claimedAt, loadFailure: loadFailure)
+    }
+
+    /// The same line of a bulk file with another count of failed attempts, or due at another time.
+    func line(failedAttempts: Int? = nil, notBefore: Int64?) -> ClaimedJob {
+        guard let bulkLine else { preconditionFailure("\(fileName) is not a line of a bulk file") }
+        return ClaimedJob(
+            line: bulkLine, contents: contents, failedAttempts: failedAttempts ?? self.failedAttempts, notBefore: notBefore,
+            claimedAt: claimedAt, loadFailure: loadFailure)
     }
 
     /// Parses the claimed file. A file that cannot be read, is too large or is not a valid
@@ -77,6 +123,29 @@ public struct ClaimedJob: Sendable, Hashable {
         if let loadFailure {
             throw loadFailure
         }
-        return try JobFile(data: contents, path: path)
+        if isBulk {
+            _ = try decodeBulkLines()
+            throw SpoolError(code: .malformedJobFile, path: path, message: "is a bulk file, not one job: claim its lines with claimNext()")
+        }
+        return try JobFile(data: contents, path: bulkLine.map { "\(path):\($0.number)" } ?? path)
+    }
+}
+
+/// Which line of which bulk file a claimed job is.
+public struct BulkLine: Sendable, Hashable {
+    /// The line number in the file, from 1 (blank lines count, as an editor counts them).
+    public let number: Int
+    /// The bulk file's name in `active/`.
+    let bulkFileName: JobFileName
+    /// The bulk file's path in `active/`.
+    let bulkPath: String
+
+    /// The bulk file's name as it was enqueued (`<name>.jobs.jsonl`).
+    public var bulkName: String { bulkFileName.enqueuedFileName }
+
+    /// The line's name in `failed/` if it fails: `<bulk name>.line<N>.c<bulk claim>.job.json`,
+    /// the same whatever the bulk's interruptions, so that a line is filed there once.
+    var failedFileName: JobFileName {
+        JobFileName.line(number, of: bulkFileName)
     }
 }

@@ -44,6 +44,10 @@ extension SpoolDirectory {
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job file is no
     ///   longer in `active/`.
     public func release(_ job: ClaimedJob) throws(SpoolError) {
+        if job.bulkLine != nil {
+            try giveBack(line: job, notBefore: nil)
+            return
+        }
         guard try requeue(from: job.path, as: job.jobFileName) != nil else {
             throw SpoolError(code: .notFound, path: job.path, message: "claimed job file is no longer in active/")
         }
@@ -59,6 +63,12 @@ extension SpoolDirectory {
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job file is no
     ///   longer in `active/`.
     public func postpone(_ job: ClaimedJob, until notBefore: Date) throws(SpoolError) {
+        if job.bulkLine != nil {
+            // It waits in its bulk, which stays claimed until then; its line says when again
+            // if the bulk is claimed anew.
+            try giveBack(line: job, notBefore: notBefore)
+            return
+        }
         let scheduled = job.jobFileName.withNotBefore(JobFileName.seconds(notBefore: notBefore))
         guard try requeue(from: job.path, as: scheduled) != nil else {
             throw SpoolError(code: .notFound, path: job.path, message: "claimed job file is no longer in active/")
@@ -74,6 +84,9 @@ extension SpoolDirectory {
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job file is no
     ///   longer in `active/`.
     public func recordFailedAttempt(of job: ClaimedJob) throws(SpoolError) -> ClaimedJob {
+        if job.bulkLine != nil {
+            return try recordFailedAttempt(ofLine: job)
+        }
         let counted = job.jobFileName.withFailedAttempts(job.failedAttempts + 1)
         let destination = path(of: .running) + "/" + counted.fileName
         try syncClaims()
@@ -86,11 +99,12 @@ extension SpoolDirectory {
 
     /// Moves a job file from `active/` back to `new/` as `fileName` without its claim; with its
     /// claim when another job in `new/` already has that name (two jobs of one name, both
-    /// interrupted). Returns the name it has in `new/`, or nil when `source` is gone.
+    /// interrupted). A bulk file keeps its claim, which names its ledger. Returns the name it has
+    /// in `new/`, or nil when `source` is gone.
     @discardableResult
     func requeue(from source: String, as fileName: JobFileName) throws(SpoolError) -> JobFileName? {
         let queued = path(of: .queued) + "/"
-        let unclaimed = fileName.withClaim(nil)
+        let unclaimed = fileName.isBulk ? fileName : fileName.withClaim(nil)
         do throws(SpoolError) {
             return try FileSystem.rename(source, to: queued + unclaimed.fileName) ? unclaimed : nil
         } catch where error.code == .alreadyExists {
@@ -100,6 +114,12 @@ extension SpoolDirectory {
 
     /// Writes the reports, then moves the job files, as the protocol orders it.
     func finish(_ jobs: [(ClaimedJob, Data)], in state: SpoolState) throws(SpoolError) {
+        let lines = jobs.filter { $0.0.bulkLine != nil }
+        if !lines.isEmpty {
+            try settleLines(lines.map { (job: $0.0, report: $0.1) }, in: state)
+            try finish(jobs.filter { $0.0.bulkLine == nil }, in: state)
+            return
+        }
         guard !jobs.isEmpty else { return }
         // Checked first so that a job finished twice leaves no second report behind.
         for (job, _) in jobs where !FileSystem.fileExists(job.path) {
@@ -145,6 +165,10 @@ extension SpoolDirectory {
 
     /// Writes a report into `tmp/` under the dot-name recovery knows as a report temporary.
     private func stage(_ report: Data, of job: ClaimedJob, for state: SpoolState) throws(SpoolError) -> StagedReport {
+        if job.bulkLine != nil {
+            // Its report goes into its bulk's ledger, in one append with the others of its group.
+            return StagedReport(job: job, temporaryPath: "", reportName: "", lineReport: report)
+        }
         let reportName = reportFileName(for: job.jobFileName, in: state)
         let temporary = temporaryPath + "/." + reportName
         try FileSystem.writeFile(temporary, contents: report, exclusive: false, sync: durability == .fsync)
@@ -155,6 +179,12 @@ extension SpoolDirectory {
     /// with one directory sync after each half: a job file never reaches `done/` or `failed/`
     /// before its report is there, durably, nor before its claim is.
     private func move(_ staged: [StagedReport], into state: SpoolState) throws(SpoolError) {
+        let lines = staged.compactMap { report in report.lineReport.map { (job: report.job, report: $0) } }
+        if !lines.isEmpty {
+            try settleLines(lines, in: state)
+            try move(staged.filter { $0.lineReport == nil }, into: state)
+            return
+        }
         guard !staged.isEmpty else { return }
         try syncClaims()
         let directory = path(of: state)
@@ -170,6 +200,10 @@ extension SpoolDirectory {
                 // this job's own.
                 try FileSystem.removeFile(report.temporaryPath)
             }
+        }
+        for report in staged where report.job.isBulk {
+            // A bulk failed whole: what its lines did goes with it.
+            try moveLedger(of: report.job.jobFileName, into: state)
         }
         try syncIfDurable(state)
         for report in staged {

@@ -44,7 +44,16 @@ extension SpoolDirectory {
         guard entry.state == .failed else {
             throw SpoolError(code: .invalidPath, path: entry.path, message: "is not in failed/, so there is nothing to retry")
         }
-        let fresh = JobFileName(name: entry.name, claim: entry.claim)
+        let fresh = JobFileName(name: entry.name, claim: entry.claim, isBulk: entry.isBulk)
+        if entry.isBulk {
+            // Its lines' outcomes go back to its ledger, so that the lines done stay done.
+            let results = path(of: .failed) + "/" + entry.jobFileName.resultReportName
+            let ledger = path(of: .running) + "/" + fresh.ledgerName
+            if FileSystem.fileExists(results), !FileSystem.fileExists(ledger) {
+                _ = try FileSystem.rename(results, to: ledger)
+                try syncIfDurable(.running)
+            }
+        }
         guard let queued = try requeue(from: entry.path, as: fresh) else {
             throw SpoolError(code: .notFound, path: entry.path, message: "is no longer in failed/ (retried or removed already)")
         }

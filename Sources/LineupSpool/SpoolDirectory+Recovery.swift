@@ -36,6 +36,9 @@ extension SpoolDirectory {
                 continue
             }
             if FileSystem.fileExists(path(of: .failed) + "/" + fileName.errorReportName) {
+                if fileName.isBulk {
+                    try moveLedger(of: fileName, into: .failed)
+                }
                 if try FileSystem.rename(source, to: path(of: .failed) + "/" + fileName.fileName) {
                     recovery.failed.append(fileName.name)
                 }
@@ -55,6 +58,9 @@ extension SpoolDirectory {
                 let temporary = temporaryPath + "/." + counted.errorReportName
                 try FileSystem.writeFile(temporary, contents: report.encoded(), exclusive: false, sync: durability == .fsync)
                 _ = try FileSystem.rename(temporary, to: reportPath)
+                if counted.isBulk {
+                    try moveLedger(of: counted, into: .failed)
+                }
                 try syncIfDurable(.failed)
                 if try FileSystem.rename(source, to: path(of: .failed) + "/" + counted.fileName) {
                     recovery.poisoned.append(fileName.name)
@@ -99,7 +105,7 @@ extension SpoolDirectory {
             name: fileName.name,
             id: parsed?.id,
             kind: parsed?.kind,
-            reason: "\(fileName.name + JobFileName.suffix): the daemon stopped while running this job "
+            reason: "\(fileName.enqueuedFileName): the daemon stopped while running this job "
                 + (fileName.interruptions == 1 ? "once" : "\(fileName.interruptions) times") + "; "
                 + "it is set aside as poison (it may crash the daemon)",
             attempts: fileName.failedAttempts + fileName.interruptions,

@@ -116,6 +116,8 @@ public final class SpoolDirectory: Sendable {
     /// Held through a sync of the claims: a second caller must not go on while the first one's
     /// fsyncs, which cover the claims it took the flag for, have not returned.
     private let claimSync = Locked(())
+    /// The bulk files claimed, whose lines are being handed out (see `SpoolDirectory+Bulk.swift`).
+    let bulks = Locked(BulkBook())
 
     /// Opens the spool at `root`, creating the directory and its five subdirectories when
     /// they are missing.
@@ -192,7 +194,7 @@ public final class SpoolDirectory: Sendable {
         return try enqueue(contents: contents, as: fileName)
     }
 
-    private func enqueue(contents: Data, as fileName: JobFileName) throws(SpoolError) -> SpoolEntry {
+    func enqueue(contents: Data, as fileName: JobFileName) throws(SpoolError) -> SpoolEntry {
         let temporary = temporaryPath + "/" + fileName.fileName
         let destination = path(of: .queued) + "/" + fileName.fileName
         try FileSystem.writeFile(temporary, contents: contents, exclusive: true, sync: durability == .fsync)
@@ -216,7 +218,13 @@ public final class SpoolDirectory: Sendable {
     /// Safe to call from several threads, and from several processes on the same spool:
     /// each job is claimed by exactly one caller. Jobs enqueued after the last listing of
     /// `new/` are seen once the listed ones are used up.
+    ///
+    /// A bulk file (`*.jobs.jsonl`) is claimed whole, and its lines are handed out one at a
+    /// time as jobs of their own (``ClaimedJob/bulkLine``), before the next file is claimed.
     public func claimNext() throws(SpoolError) -> ClaimedJob? {
+        if let line = nextBulkLine() {
+            return line
+        }
         var listedAfresh = false
         while true {
             let candidate: String? = try backlog.withLock { (backlog) throws(SpoolError) -> String? in
@@ -238,13 +246,17 @@ public final class SpoolDirectory: Sendable {
                 continue
             }
             if let job = try claim(fileName: candidate) {
-                return job
+                guard job.isBulk else { return job }
+                if let line = try openBulk(job) {
+                    return line
+                }
             }
         }
     }
 
     /// Claims one queued job by its file name in `new/`, or returns nil when it is no longer
-    /// there (another claimer took it, or it never existed).
+    /// there (another claimer took it, or it never existed). A bulk file is claimed whole (see
+    /// ``ClaimedJob/isBulk``), keeping the claim it had, if any.
     ///
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/invalidPath`` when the name is
     ///   not a job file name; ``SpoolError/Code/io`` when the rename fails for another reason.
@@ -254,7 +266,7 @@ public final class SpoolDirectory: Sendable {
         }
         // A fresh claim in the name: the rename cannot meet a file of an earlier job with the
         // same name in active/, and this job's report can never be taken for another's.
-        let claimed = parsed.withClaim(JobFileName.newClaim())
+        let claimed = parsed.isBulk && parsed.claim != nil ? parsed : parsed.withClaim(JobFileName.newClaim())
         let source = path(of: .queued) + "/" + fileName
         let destination = path(of: .running) + "/" + claimed.fileName
         guard try FileSystem.rename(source, to: destination) else {
@@ -266,13 +278,14 @@ public final class SpoolDirectory: Sendable {
         let claimedAt = Date()
         var contents = Data()
         var loadFailure: SpoolError?
+        let limit = parsed.isBulk ? Self.maximumBulkFileSize : Self.maximumJobFileSize
         do throws(SpoolError) {
-            let (data, size) = try FileSystem.readFile(destination, limit: Self.maximumJobFileSize)
-            if size > Self.maximumJobFileSize {
+            let (data, size) = try FileSystem.readFile(destination, limit: limit)
+            if size > limit {
                 loadFailure = SpoolError(
                     code: .malformedJobFile,
                     path: destination,
-                    message: "job file is \(size) bytes, more than the limit of \(Self.maximumJobFileSize)"
+                    message: "\(parsed.isBulk ? "bulk" : "job") file is \(size) bytes, more than the limit of \(limit)"
                 )
             } else {
                 contents = data
@@ -322,7 +335,7 @@ public final class SpoolDirectory: Sendable {
         backlog.withLock { $0 = Backlog() }
     }
 
-    /// The job file names in `new/`, in claiming order.
+    /// The job and bulk file names in `new/`, in claiming order.
     func queuedFileNames() throws(SpoolError) -> [String] {
         try FileSystem.fileNames(in: path(of: .queued))
             .filter { JobFileName(fileName: $0) != nil }

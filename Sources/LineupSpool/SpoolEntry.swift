@@ -19,6 +19,8 @@ public struct SpoolEntry: Sendable, Hashable {
     /// The `notBefore` time its file name carries: a queued job waits until then.
     public var notBefore: Date? { notBeforeTag.map { Date(timeIntervalSince1970: Double($0)) } }
     private let notBeforeTag: Int64?
+    /// Whether it is a bulk file (`*.jobs.jsonl`, one job a line) rather than one job.
+    public let isBulk: Bool
 
     init(fileName: JobFileName, state: SpoolState, path: String) {
         self.name = fileName.name
@@ -29,10 +31,13 @@ public struct SpoolEntry: Sendable, Hashable {
         self.failedAttempts = fileName.failedAttempts
         self.claim = fileName.claim
         self.notBeforeTag = fileName.notBefore
+        self.isBulk = fileName.isBulk
     }
 
     var jobFileName: JobFileName {
-        JobFileName(name: name, notBefore: notBeforeTag, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+        JobFileName(
+            name: name, notBefore: notBeforeTag, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim,
+            isBulk: isBulk)
     }
 
     /// The job file.

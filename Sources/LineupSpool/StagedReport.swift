@@ -1,3 +1,5 @@
+import Foundation
+
 /// A claimed job's result report, written into `tmp/` by
 /// ``SpoolDirectory/stageResultReport(_:of:)`` and waiting for
 /// ``SpoolDirectory/complete(staged:)`` to rename it into `done/` with its job.
@@ -8,4 +10,7 @@ public struct StagedReport: Sendable, Hashable {
     let temporaryPath: String
     /// The report's name in `done/`.
     let reportName: String
+    /// For a line of a bulk file, the report itself, which goes into the bulk's ledger rather
+    /// than into a file of its own.
+    var lineReport: Data? = nil
 }

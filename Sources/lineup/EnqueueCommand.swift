@@ -9,16 +9,22 @@ import LineupSpool
 /// `key=value` is always a string, whatever it looks like: NDBC station IDs such as `41012` look
 /// like numbers, and a guess would hand a task expecting a string a number. A JSON value has its
 /// own spelling, `key:=value`, as in HTTPie: `limit:=3`, `enabled:=true`, `tags:='["a","b"]'`.
+///
+/// `lineup enqueue --from FILE` enqueues many jobs at once: FILE holds one job file a line
+/// (JSON Lines), and goes into the spool as one bulk file (see `SpoolDirectory+Bulk.swift`).
 struct EnqueueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue", abstract: "Write a job into the spool (atomically).",
         discussion: """
             key=value gives a string, always; key:=value gives a JSON value (a number, true, \
             an array...). Example: lineup enqueue import-buoy input=obs/42002.rss --spool spool
+            With --from FILE (- for standard input), FILE holds one job a line (JSON Lines) and \
+            is enqueued as one bulk file; a line that is not a valid job fails alone, named by \
+            its line number.
             """)
 
     @Argument(help: "The job kind: import-buoy, export-csv, statistics, import-coredata or prune-observations.")
-    var kind: String
+    var kind: String?
     @Argument(help: "The kind's parameters: key=value for a string, key:=value for JSON (3, true, [1,2]).")
     var parameters: [String] = []
     @Option(help: "The spool directory.")
@@ -37,10 +43,28 @@ struct EnqueueCommand: ParsableCommand {
     var delay: String?
     @Option(help: "How long one attempt may run before it is cancelled and fails as timed out: 90s, 10m, 12h.")
     var timeout: String?
+    @Option(help: ArgumentHelp("Enqueue the jobs of FILE, one job file a line, as one bulk file.", valueName: "FILE"))
+    var from: String?
     @Flag(help: "Print the job file that would be written, and write nothing.")
     var dryRun = false
 
+    func validate() throws {
+        if from != nil {
+            let perJob = [id, uniqueKey, at, delay, timeout].contains { $0 != nil } || !after.isEmpty || maxAttempts != nil
+            guard kind == nil, parameters.isEmpty, !perJob else {
+                throw ValidationError("--from takes its jobs from the file: give no kind, parameters or job options with it")
+            }
+        } else if kind == nil {
+            throw ValidationError("give a job kind, or --from FILE")
+        }
+    }
+
     func run() throws {
+        if let from {
+            try enqueueBulk(from: from)
+            return
+        }
+        guard let kind else { return }
         var values: [String: JSONValue] = [:]
         for parameter in parameters {
             let (key, value) = try Self.parse(parameter)
@@ -55,6 +79,39 @@ struct EnqueueCommand: ParsableCommand {
         }
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         let entry = try directory.enqueue(job)
+        print(entry.url.path)
+    }
+
+    /// Enqueues the lines of `path` as one bulk file. Lines that are not valid jobs are named on
+    /// standard error: they go in all the same, and fail alone in the daemon, as the spool promises.
+    private func enqueueBulk(from path: String) throws {
+        let contents: Data
+        do {
+            contents = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("cannot read \(path): \(error.localizedDescription)")
+        }
+        var jobs = 0
+        var invalid = 0
+        for (index, line) in contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            guard line.contains(where: { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }) else { continue }
+            jobs += 1
+            do {
+                _ = try JobFile(data: Data(line), path: "\(path):\(index + 1)")
+            } catch {
+                invalid += 1
+                FileHandle.standardError.write(Data("warning: \(error.description); that job will fail\n".utf8))
+            }
+        }
+        guard jobs > 0 else {
+            throw ValidationError("\(path) holds no job (one job file a line)")
+        }
+        if dryRun {
+            print("\(jobs) job(s) in \(path), \(invalid) invalid; nothing written")
+            return
+        }
+        let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
+        let entry = try directory.enqueueBulk(contents: contents)
         print(entry.url.path)
     }
 

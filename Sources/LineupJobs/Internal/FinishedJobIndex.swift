@@ -39,6 +39,11 @@ struct FinishedJobIndex {
         guard let entries = try? spool.entries(state) else { return }
         for entry in entries where !scanned.contains(state.directoryName + "/" + entry.fileName) {
             scanned.insert(state.directoryName + "/" + entry.fileName)
+            if entry.isBulk {
+                // Its failed lines lie in failed/ as job files of their own.
+                for id in (try? spool.acknowledgedLineIDs(of: entry)) ?? [] { note(id: id, .done) }
+                continue
+            }
             guard let data = try? Data(contentsOf: entry.url),
                 let id = (try? JobFile(data: data, path: entry.path))?.id
             else { continue }

@@ -66,6 +66,12 @@ extension JobRunner {
                 break
             }
         }
+        do {
+            // Bulk files go back to new/ as soon as their lines out are settled or released.
+            try spool.releaseClaimedBulks()
+        } catch {
+            logger.error("cannot return a bulk file to new/", metadata: ["error": "\(error)"])
+        }
         writeStatus()
     }
 

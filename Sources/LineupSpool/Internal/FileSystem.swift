@@ -93,6 +93,55 @@ enum FileSystem {
         }
     }
 
+    /// Appends `contents` to the file at `path` (created when missing), then fsyncs it, and its
+    /// directory when the file is new, when `sync` is true. A write that fails is cut off again,
+    /// so that the file ends where it ended before.
+    static func appendToFile(_ path: String, contents: Data, sync: Bool) throws(SpoolError) {
+        let isNew = !fileExists(path)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw error("open", path: path, errno: errno)
+        }
+        var status = stat()
+        let sizeBefore = fstat(descriptor, &status) == 0 ? status.st_size : -1
+        var failure: SpoolError?
+        contents.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = error("write", path: path, errno: errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, sync, fsync(descriptor) != 0 {
+            failure = error("fsync", path: path, errno: errno)
+        }
+        if failure != nil, sizeBefore >= 0 {
+            _ = ftruncate(descriptor, sizeBefore)
+        }
+        if close(descriptor) != 0, failure == nil {
+            failure = error("close", path: path, errno: errno)
+        }
+        if let failure {
+            throw failure
+        }
+        if isNew, sync {
+            try syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
+        }
+    }
+
+    /// Cuts the file at `path` to `length` bytes.
+    static func truncateFile(_ path: String, to length: Int) throws(SpoolError) {
+        if truncate(path, off_t(length)) != 0 {
+            throw error("truncate", path: path, errno: errno)
+        }
+    }
+
     /// Reads a whole file. A file larger than `limit` is not read: the result then has empty
     /// contents and its real size, so that the caller can say why it refused it.
     static func readFile(_ path: String, limit: Int) throws(SpoolError) -> (contents: Data, size: Int) {

@@ -26,8 +26,14 @@ import Darwin
 ///   A file back in `new/` drops its claim, unless another file there already has its name.
 ///
 /// The tags come after `name`, so the name order in `new/` stays the enqueue order.
+///
+/// A bulk file (many jobs, one a line) has the same name and tags, with `.jobs.jsonl` for
+/// `.job.json` (``isBulk``); it never carries `.a<N>`, since its lines count their failed
+/// attempts in its ledger (see `SpoolDirectory+Bulk.swift`), and it keeps its first claim for
+/// life, since its ledger is named after it.
 struct JobFileName: Hashable, Sendable {
     static let suffix = ".job.json"
+    static let bulkSuffix = ".jobs.jsonl"
     static let claimLength = 12
 
     let name: String
@@ -35,22 +41,30 @@ struct JobFileName: Hashable, Sendable {
     let interruptions: Int
     let failedAttempts: Int
     let claim: String?
+    let isBulk: Bool
 
-    init(name: String, notBefore: Int64? = nil, interruptions: Int = 0, failedAttempts: Int = 0, claim: String? = nil) {
+    init(
+        name: String, notBefore: Int64? = nil, interruptions: Int = 0, failedAttempts: Int = 0, claim: String? = nil,
+        isBulk: Bool = false
+    ) {
         self.name = name
         self.notBefore = notBefore
         self.interruptions = interruptions
         self.failedAttempts = failedAttempts
         self.claim = claim
+        self.isBulk = isBulk
     }
 
-    /// Parses a directory entry; nil when it does not look like a job file (dotfiles, editor
-    /// swap files, reports, anything not ending in `.job.json`).
+    /// Parses a directory entry; nil when it does not look like a job file or a bulk file
+    /// (dotfiles, editor swap files, reports, anything not ending in `.job.json` or
+    /// `.jobs.jsonl`).
     init?(fileName: String) {
-        guard !fileName.hasPrefix("."), fileName.hasSuffix(Self.suffix) else {
+        guard !fileName.hasPrefix(".") else { return nil }
+        let isBulk = fileName.hasSuffix(Self.bulkSuffix)
+        guard isBulk || fileName.hasSuffix(Self.suffix) else {
             return nil
         }
-        var stem = fileName.dropLast(Self.suffix.count)
+        var stem = fileName.dropLast(isBulk ? Self.bulkSuffix.count : Self.suffix.count)
         guard !stem.isEmpty else { return nil }
         var claim: String?
         var failedAttempts = 0
@@ -72,8 +86,10 @@ struct JobFileName: Hashable, Sendable {
             notBefore = seconds
             stem = stem.dropLast(tail.count + 1)
         }
+        guard !(isBulk && failedAttempts > 0) else { return nil }
         self.init(
-            name: String(stem), notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+            name: String(stem), notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim,
+            isBulk: isBulk)
     }
 
     /// The file name without `.job.json`: what its report is named after.
@@ -86,25 +102,44 @@ struct JobFileName: Hashable, Sendable {
         return stem
     }
 
-    var fileName: String { stem + Self.suffix }
+    var fileName: String { stem + (isBulk ? Self.bulkSuffix : Self.suffix) }
 
-    var resultReportName: String { stem + ".result.json" }
+    /// The name it was enqueued under, without the spool's tags.
+    var enqueuedFileName: String { name + (isBulk ? Self.bulkSuffix : Self.suffix) }
+
+    /// For a bulk file, its ledger of every line's outcome, renamed from `active/` into `done/`
+    /// once each line has one.
+    var resultReportName: String { stem + (isBulk ? ".results.jsonl" : ".result.json") }
     var errorReportName: String { stem + ".error.json" }
 
+    /// A bulk file's ledger in `active/`: named after the name and the claim only, so that it
+    /// stays where it is while the interruption count in the file's name changes.
+    var ledgerName: String {
+        precondition(isBulk, "only a bulk file has a ledger")
+        return name + ".c" + (claim ?? "") + ".ledger.jsonl"
+    }
+
+    /// The name of line `number` of the bulk file `bulk` as a job file of its own (in `failed/`,
+    /// should it fail): `<bulk name>.line<N>.c<bulk claim>.job.json`, the same whatever the
+    /// bulk's interruptions, so that a line is filed there once.
+    static func line(_ number: Int, of bulk: JobFileName) -> JobFileName {
+        JobFileName(name: bulk.name + ".line\(number)", claim: bulk.claim)
+    }
+
     func withInterruptions(_ count: Int) -> JobFileName {
-        JobFileName(name: name, notBefore: notBefore, interruptions: count, failedAttempts: failedAttempts, claim: claim)
+        JobFileName(name: name, notBefore: notBefore, interruptions: count, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk)
     }
 
     func withFailedAttempts(_ count: Int) -> JobFileName {
-        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: count, claim: claim)
+        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: count, claim: claim, isBulk: isBulk)
     }
 
     func withClaim(_ claim: String?) -> JobFileName {
-        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk)
     }
 
     func withNotBefore(_ seconds: Int64?) -> JobFileName {
-        JobFileName(name: name, notBefore: seconds, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim)
+        JobFileName(name: name, notBefore: seconds, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk)
     }
 
     /// `notBefore` as a Unix time in whole seconds, rounded up so that the tag never lets a

@@ -1,0 +1,89 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A bulk file's ledger: one JSON object a line, appended, saying what happened to a line of the
+/// bulk (see `SpoolDirectory+Bulk.swift`). The last entry of a line wins.
+enum BulkLedger {
+    enum Outcome: String, Decodable {
+        case done
+        case failed
+        case attemptFailed
+    }
+
+    /// A line's outcome, once it has one.
+    enum Settled {
+        case done
+        /// Failed for good, with its error report (pretty JSON, as in `failed/`).
+        case failed(report: Data)
+    }
+
+    /// What a ledger says.
+    struct Contents {
+        var settled: [Int: Settled] = [:]
+        var failedAttempts: [Int: Int] = [:]
+    }
+
+    private struct Entry: Decodable {
+        let line: Int
+        let outcome: Outcome
+        let failedAttempts: Int?
+        let report: JSONValue?
+    }
+
+    /// An entry with a report (`done` or `failed`). A report is pretty JSON; its line breaks are
+    /// only layout (a JSON string cannot hold a raw one), so without them it is one line.
+    static func entry(line: Int, outcome: Outcome, report: Data) -> Data {
+        var entry = Data("{\"line\":\(line),\"outcome\":\"\(outcome.rawValue)\",\"report\":".utf8)
+        entry.append(contentsOf: report.lazy.filter { $0 != UInt8(ascii: "\n") })
+        entry.append(contentsOf: "}\n".utf8)
+        return entry
+    }
+
+    /// An entry counting a line's failed attempts so far.
+    static func entry(line: Int, failedAttempts: Int) -> Data {
+        Data("{\"line\":\(line),\"outcome\":\"\(Outcome.attemptFailed.rawValue)\",\"failedAttempts\":\(failedAttempts)}\n".utf8)
+    }
+
+    static func append(_ entries: [Data], to path: String, sync: Bool) throws(SpoolError) {
+        var bytes = Data()
+        for entry in entries { bytes.append(entry) }
+        try FileSystem.appendToFile(path, contents: bytes, sync: sync)
+    }
+
+    /// Reads the ledger at `path` (none yet: empty). An entry that a power cut left unfinished
+    /// (no line break after it) is cut off the file, so that the next entry starts on a line of
+    /// its own.
+    static func read(_ path: String) throws(SpoolError) -> Contents {
+        guard FileSystem.fileExists(path) else { return Contents() }
+        let (data, _) = try FileSystem.readFile(path, limit: Int(Int32.max))
+        var contents = Contents()
+        var complete = data
+        if let last = data.last, last != UInt8(ascii: "\n") {
+            let end = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? data.startIndex
+            complete = data[data.startIndex..<end]
+            try FileSystem.truncateFile(path, to: complete.count)
+        }
+        let decoder = JSONDecoder()
+        for line in complete.split(separator: UInt8(ascii: "\n")) {
+            guard let entry = try? decoder.decode(Entry.self, from: Data(line)) else { continue }
+            switch entry.outcome {
+            case .done:
+                contents.settled[entry.line] = .done
+            case .failed:
+                var report = Data()
+                if case let .object(fields)? = entry.report, let encoded = try? ReportCoding.encode(fields) {
+                    report = encoded
+                }
+                contents.settled[entry.line] = .failed(report: report)
+            case .attemptFailed:
+                contents.failedAttempts[entry.line] = max(contents.failedAttempts[entry.line] ?? 0, entry.failedAttempts ?? 0)
+            }
+        }
+        return contents
+    }
+}

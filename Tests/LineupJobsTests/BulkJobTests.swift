@@ -1,0 +1,90 @@
+import Foundation
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Testing
+
+/// Bulk files through the daemon: each line runs, retries, fails and is acknowledged as a job of
+/// its own, and a restart never runs an acknowledged line again.
+@Suite(.timeLimit(.minutes(1))) struct BulkJobTests {
+    /// The outcomes in a bulk's results (`done/<stem>.results.jsonl`) by line number.
+    func outcomes(in harness: DaemonHarness) throws -> [Int: [String]] {
+        let results = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: harness.spool.directory(.done).path).first { $0.hasSuffix(".results.jsonl") })
+        let text = try String(contentsOf: harness.spool.directory(.done).appending(path: results), encoding: .utf8)
+        var outcomes: [Int: [String]] = [:]
+        for line in text.split(separator: "\n") {
+            let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let number = try #require(entry["line"] as? Int)
+            outcomes[number, default: []].append(try #require(entry["outcome"] as? String))
+        }
+        return outcomes
+    }
+
+    @Test func eachLineRunsAsAJobAndABadLineFailsAlone() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        var lines = (0..<20).map { _ in Data(#"{"kind":"insert-rows","count":1}"#.utf8) }
+        lines.append(Data(#"{"kind":"no-such-kind"}"#.utf8))
+        lines.append(Data("{not json".utf8))
+        lines.append(Data(#"{"kind":"fail-n-times","failures":1,"maxAttempts":3}"#.utf8))
+        let bulk = try harness.spool.enqueueBulk(contents: Data(lines.joined(separator: Data("\n".utf8))))
+
+        for number in 1...20 {
+            try await events.finished(bulk.name + ".line\(number)")
+        }
+        try await events.finished(bulk.name + ".line23")
+        let unknownKind = try await events.failed(bulk.name + ".line21")
+        #expect(unknownKind.reason.contains("\(bulk.fileName):21") && unknownKind.reason.contains("no-such-kind"), "\(unknownKind.reason)")
+        let notJSON = try await events.failed(bulk.name + ".line22")
+        #expect(notJSON.reason.contains(".jobs.jsonl:22"), "\(notJSON.reason)")
+        try await harness.daemon.flush()
+
+        #expect(try harness.rowsOnDisk() == 21, "20 rows, and one from the retried job's successful attempt")
+        let outcomes = try outcomes(in: harness)
+        #expect(outcomes.count == 23)
+        #expect((1...20).allSatisfy { outcomes[$0] == ["done"] })
+        #expect(outcomes[21] == ["failed"] && outcomes[22] == ["failed"])
+        #expect(outcomes[23] == ["attemptFailed", "done"])
+        #expect(try harness.spool.entries(.failed).map(\.name).sorted() == [bulk.name + ".line21", bulk.name + ".line22"])
+        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 2))
+        try await harness.stop(run)
+    }
+
+    @Test func aRestartRunsOnlyTheLinesNotAcknowledged() async throws {
+        let root = FileManager.default.temporaryDirectory.appending(path: "lineup-bulk-restart-\(UUID().uuidString)")
+        // The slow line is still running at the stop: cancelled after a short grace.
+        let first = try DaemonHarness(root: root) { $0.gracePeriod = .milliseconds(100) }
+        defer { first.removeFiles() }
+        var (events, run) = try await first.start()
+        var jobs = [try JobFile(kind: "insert-rows", parameters: ["count": 1]), try JobFile(kind: "slow")]
+        for _ in 0..<8 { jobs.append(try JobFile(kind: "insert-rows", parameters: ["count": 1])) }
+        let bulk = try first.spool.enqueueBulk(jobs)
+        try await events.finished(bulk.name + ".line1")
+        #expect(first.running.wait(timeout: 10), "the slow line started")
+        try await first.daemon.flush()
+        // The slow line is cancelled and released; the bulk goes back to new/ with it.
+        try await first.stop(run)
+        #expect(try first.spool.entries(.queued).map(\.name) == [bulk.name])
+        #expect(try first.spool.entries(.queued).first?.interruptions == 0, "a shutdown is not an interruption")
+
+        let second = try DaemonHarness(root: root)
+        second.latch.open()
+        (_, run) = try await second.start()
+        // The lines that the first daemon did not acknowledge run now; which ones those are is
+        // up to the scheduler, so the test waits for the bulk to be done.
+        let deadline = Date().addingTimeInterval(30)
+        while try second.spool.entries(.done).isEmpty, Date() < deadline {
+            try await second.daemon.flush()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await second.stop(run)
+        #expect(try second.spool.entries(.done).map(\.name) == [bulk.name])
+
+        #expect(try second.rowsOnDiskAfterStop() == 10, "each line's row once")
+        let outcomes = try outcomes(in: second)
+        #expect(outcomes.count == 10)
+        #expect(outcomes.values.allSatisfy { $0 == ["done"] }, "no line acknowledged twice: \(outcomes)")
+    }
+}

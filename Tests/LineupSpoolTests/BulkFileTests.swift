@@ -1,0 +1,243 @@
+import Foundation
+import LineupSpool
+import Testing
+
+/// Bulk files (`*.jobs.jsonl`): enqueued and claimed as one file, each line a job of its own,
+/// acknowledged in the bulk's ledger; a bad line fails alone; a crash or a shutdown never runs an
+/// acknowledged line again.
+@Suite("Bulk files")
+struct BulkFileTests {
+    /// Three jobs, a blank line, and a line that is not JSON: job lines 1, 2, 4 and 5.
+    static let contents = Data(
+        """
+        {"kind":"noop","n":1}
+        {"kind":"noop","n":2}
+
+        {"kind":"noop","n":4}
+        not a job
+        """.utf8)
+
+    func report(_ line: Int) -> Data {
+        Data("{\n  \"line\" : \(line)\n}\n".utf8)
+    }
+
+    /// Claims every line the spool hands out now.
+    func claimAll(_ spool: SpoolDirectory) throws -> [ClaimedJob] {
+        var claimed: [ClaimedJob] = []
+        while let job = try spool.claimNext() { claimed.append(job) }
+        return claimed
+    }
+
+    func ledgerLines(_ spool: SpoolDirectory, _ directory: String, suffix: String) throws -> [String] {
+        guard let name = try fileNames(in: spool, directory).first(where: { $0.hasSuffix(suffix) }) else { return [] }
+        let text = try String(contentsOf: spool.root.appending(path: directory).appending(path: name), encoding: .utf8)
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    @Test("one file in new/; its lines come out as jobs of their own, in order, numbered as an editor numbers them")
+    func linesAreJobs() async throws {
+        try await withSpool { spool in
+            let entry = try spool.enqueueBulk(contents: Self.contents)
+            #expect(entry.isBulk && entry.fileName == entry.name + ".jobs.jsonl")
+            #expect(try fileNames(in: spool, "new") == [entry.fileName])
+
+            let lines = try claimAll(spool)
+            #expect(lines.map { $0.bulkLine?.number } == [1, 2, 4, 5])
+            #expect(lines.map(\.name) == [1, 2, 4, 5].map { entry.name + ".line\($0)" })
+            #expect(Set(lines.map(\.claim)).count == 4)
+            #expect(lines.allSatisfy { $0.bulkLine?.bulkName == entry.fileName })
+            #expect(try lines[0].decodeJobFile().parameters["n"] == .integer(1))
+            #expect(lines[3].enqueuedFileName == entry.fileName + ":5")
+            // The bad line fails to decode, naming the file and the line.
+            #expect {
+                try lines[3].decodeJobFile()
+            } throws: { error in
+                (error as? SpoolError)?.description.contains(".jobs.jsonl:5") == true
+            }
+            // Claimed as one file: one rename into active/.
+            #expect(try fileNames(in: spool, "new") == [])
+            #expect(try fileNames(in: spool, "active").filter { $0.hasSuffix(".jobs.jsonl") }.count == 1)
+        }
+    }
+
+    @Test("lines are acknowledged in the ledger; once each has an outcome the bulk is done, and a failed line lies in failed/ alone")
+    func settlesPerLine() async throws {
+        try await withSpool { spool in
+            let entry = try spool.enqueueBulk(contents: Self.contents)
+            let lines = try claimAll(spool)
+            try spool.complete(lines[0...2].map { (job: $0, report: report($0.bulkLine!.number)) })
+            #expect(try ledgerLines(spool, "active", suffix: ".ledger.jsonl").count == 3)
+            #expect(try fileNames(in: spool, "done") == [], "a line is still out")
+
+            try spool.fail(lines[3], report: report(5))
+            let done = try fileNames(in: spool, "done")
+            #expect(done.count == 2 && done.contains { $0.hasSuffix(".jobs.jsonl") } && done.contains { $0.hasSuffix(".results.jsonl") })
+            let results = try ledgerLines(spool, "done", suffix: ".results.jsonl")
+            #expect(results.count == 4)
+            #expect(results.filter { $0.contains("\"outcome\":\"done\"") }.count == 3)
+            #expect(results.last?.hasPrefix("{\"line\":5,\"outcome\":\"failed\"") == true)
+            for result in results {
+                #expect((try? JSONSerialization.jsonObject(with: Data(result.utf8))) != nil, "\(result) is one JSON object")
+            }
+            #expect(try fileNames(in: spool, "active") == [])
+
+            let failed = try spool.entries(.failed)
+            #expect(failed.map(\.name) == [entry.name + ".line5"])
+            #expect(try Data(contentsOf: failed[0].url) == Data("not a job".utf8))
+            #expect(try fileNames(in: spool, "failed").count == 2, "the line's job file and its error report")
+        }
+    }
+
+    @Test("after a crash the bulk is claimed again, and only its lines without an outcome run, with their failed attempts")
+    func crashRunsOnlyUnsettledLines() async throws {
+        try await withSpool { spool in
+            let entry = try spool.enqueueBulk(contents: Self.contents)
+            let lines = try claimAll(spool)
+            try spool.complete(lines[0], report: report(1))
+            _ = try spool.recordFailedAttempt(of: lines[1])
+            try spool.fail(lines[3], report: report(5))
+            // The daemon dies here, lines 2 and 4 running.
+
+            let restarted = try SpoolDirectory(root: spool.root, durability: .none)
+            let recovery = try restarted.recoverActive(maxInterruptions: 3)
+            #expect(recovery.requeued == [entry.name])
+            let queued = try restarted.entries(.queued)
+            #expect(queued.count == 1 && queued[0].isBulk && queued[0].interruptions == 1)
+            #expect(queued[0].claim == lines[0].jobFileClaim, "a bulk keeps its claim, which names its ledger")
+
+            let again = try claimAll(restarted)
+            #expect(again.map { $0.bulkLine?.number } == [2, 4])
+            #expect(again.map(\.failedAttempts) == [1, 0])
+            #expect(again.allSatisfy { $0.interruptions == 1 })
+            try restarted.complete(again.map { (job: $0, report: report($0.bulkLine!.number)) })
+            let results = try ledgerLines(restarted, "done", suffix: ".results.jsonl")
+            #expect(results.filter { $0.contains("\"outcome\":\"done\"") }.count == 3)
+            #expect(try restarted.entries(.failed).count == 1, "the failed line is filed once")
+        }
+    }
+
+    @Test("an entry cut short by a power cut is dropped, and the next entry starts on a line of its own")
+    func tornLedgerEntry() async throws {
+        try await withSpool { spool in
+            _ = try spool.enqueueBulk(contents: Self.contents)
+            let lines = try claimAll(spool)
+            try spool.complete(lines[0], report: report(1))
+            let ledger = try #require(try fileNames(in: spool, "active").first { $0.hasSuffix(".ledger.jsonl") })
+            let handle = try FileHandle(forWritingTo: spool.root.appending(path: "active").appending(path: ledger))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("{\"line\":2,\"outcome\":\"do".utf8))
+            try handle.close()
+
+            let restarted = try SpoolDirectory(root: spool.root, durability: .none)
+            try restarted.recoverActive()
+            let again = try claimAll(restarted)
+            #expect(again.map { $0.bulkLine?.number } == [2, 4, 5])
+            try restarted.complete(again[0], report: report(2))
+            #expect(try ledgerLines(restarted, "active", suffix: ".ledger.jsonl").count == 2)
+        }
+    }
+
+    @Test("a failed line that a crash kept out of failed/ is filed when the bulk is claimed again")
+    func refilesFailedLine() async throws {
+        try await withSpool { spool in
+            _ = try spool.enqueueBulk(contents: Self.contents)
+            let lines = try claimAll(spool)
+            try spool.fail(lines[3], report: report(5))
+            for name in try fileNames(in: spool, "failed") {
+                try FileManager.default.removeItem(at: spool.root.appending(path: "failed").appending(path: name))
+            }
+
+            let restarted = try SpoolDirectory(root: spool.root, durability: .none)
+            try restarted.recoverActive()
+            #expect(try claimAll(restarted).map { $0.bulkLine?.number } == [1, 2, 4])
+            let failed = try restarted.entries(.failed)
+            #expect(failed.count == 1)
+            #expect(try fileNames(in: restarted, "failed").count == 2, "the line's job file and its error report")
+            #expect(try String(contentsOf: failed[0].url, encoding: .utf8) == "not a job")
+        }
+    }
+
+    @Test("at shutdown the bulk goes back to new/ once its lines out are released, uncounted, and runs on from there")
+    func releaseReturnsBulk() async throws {
+        try await withSpool { spool in
+            let entry = try spool.enqueueBulk(contents: Self.contents)
+            let first = try #require(try spool.claimNext())
+            let second = try #require(try spool.claimNext())
+            try spool.complete(first, report: report(1))
+            try spool.releaseClaimedBulks()
+            #expect(try spool.claimNext() == nil, "a bulk being released hands out nothing more")
+            #expect(try fileNames(in: spool, "new") == [], "a line is still out")
+            try spool.release(second)
+            let queued = try spool.entries(.queued)
+            #expect(queued.count == 1 && queued[0].name == entry.name && queued[0].interruptions == 0)
+
+            let restarted = try SpoolDirectory(root: spool.root, durability: .none)
+            try restarted.recoverActive()
+            #expect(try claimAll(restarted).map { $0.bulkLine?.number } == [2, 4, 5])
+        }
+    }
+
+    @Test("a line may wait for its notBefore inside its bulk; the bulk is done only after it")
+    func postponedLine() async throws {
+        try await withSpool { spool in
+            _ = try spool.enqueueBulk(contents: Data("{\"kind\":\"noop\"}\n{\"kind\":\"noop\"}\n".utf8))
+            let lines = try claimAll(spool)
+            try spool.postpone(lines[1], until: Date().addingTimeInterval(1))
+            #expect(try spool.claimNext() == nil, "not due yet")
+            try spool.complete(lines[0], report: report(1))
+            #expect(try fileNames(in: spool, "done") == [])
+            try await Task.sleep(for: .milliseconds(2_100))
+            let due = try #require(try spool.claimNext())
+            #expect(due.bulkLine?.number == 2)
+            try spool.complete(due, report: report(2))
+            #expect(try fileNames(in: spool, "done").count == 2)
+        }
+    }
+
+    @Test("a bulk with no job in it is handed out whole, and fails whole")
+    func emptyBulkFailsWhole() async throws {
+        try await withSpool { spool in
+            let entry = try spool.enqueueBulk(contents: Data("\n  \n".utf8))
+            let claimed = try #require(try spool.claimNext())
+            #expect(claimed.isBulk && claimed.bulkLine == nil)
+            #expect {
+                try claimed.decodeJobFile()
+            } throws: { error in
+                (error as? SpoolError)?.description.contains(entry.name) == true
+            }
+            try spool.fail(claimed, report: report(0))
+            let failed = try fileNames(in: spool, "failed")
+            #expect(failed.count == 3, "the bulk, its error report and its (empty) results: \(failed)")
+            #expect(try fileNames(in: spool, "active") == [])
+        }
+    }
+
+    @Test("the ids of a done bulk's acknowledged lines can be read back, for `after` lists of later runs")
+    func acknowledgedLineIDs() async throws {
+        try await withSpool { spool in
+            try spool.enqueueBulk([JobFile(kind: "noop", id: "first"), JobFile(kind: "noop"), JobFile(kind: "noop", id: "third")])
+            let lines = try claimAll(spool)
+            try spool.complete(lines[0], report: report(1))
+            try spool.complete(lines[1], report: report(2))
+            try spool.fail(lines[2], report: report(3))
+            let done = try #require(try spool.entries(.done).first)
+            #expect(try spool.acknowledgedLineIDs(of: done) == ["first"])
+        }
+    }
+
+    @Test("the spool's listings count a bulk as one queued file")
+    func listings() async throws {
+        try await withSpool { spool in
+            try spool.enqueueBulk([JobFile(kind: "noop"), JobFile(kind: "noop")])
+            #expect(try spool.counts().queued == 1)
+            #expect(try spool.unrecognizedQueueEntries() == [])
+        }
+    }
+}
+
+extension ClaimedJob {
+    /// The claim in the file name: a line's is its bulk's.
+    var jobFileClaim: String? {
+        fileName.split(separator: ".").first { $0.hasPrefix("c") && $0.count == 13 }.map { String($0.dropFirst()) }
+    }
+}
