@@ -15,6 +15,7 @@ struct BenchOptions {
                           chunk: the importer flushes after every chunk and waits for the disk
           --jobs N        no-op jobs of the throughput run (spool; default 100000)
           --fsync-jobs N  jobs of the throughput run with a fsynced spool (spool; default 10000)
+          --bulk-jobs N   no-op jobs of the bulk run, all in one bulk file (spool; default 100000)
           --durability D  fsync | none | both (spool; default both)
           --pickup-jobs N jobs of the pick-up latency run (spool; default 2000)
           --pickup-rate N jobs per second the pick-up run enqueues (spool; default 200)
@@ -36,6 +37,7 @@ struct BenchOptions {
     var flushMode = FlushMode.background
     var jobs = 100_000
     var fsyncJobs = 10_000
+    var bulkJobs = 100_000
     var durabilities: [SpoolDurabilityChoice] = [.none, .fsync]
     var pickupJobs = 2_000
     var pickupRate = 200
@@ -79,6 +81,8 @@ struct BenchOptions {
                 options.jobs = try count(for: argument)
             case "--fsync-jobs":
                 options.fsyncJobs = try count(for: argument)
+            case "--bulk-jobs":
+                options.bulkJobs = try count(for: argument)
             case "--durability":
                 let text = try value(for: argument)
                 switch text {

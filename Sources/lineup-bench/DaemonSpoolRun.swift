@@ -38,6 +38,9 @@ struct DaemonSpoolRun {
         case flatOut
         /// An open loop: job i is enqueued at start + i / rate, whether or not earlier ones ran.
         case steady(perSecond: Int)
+        /// Every job in one bulk file (`SpoolDirectory.enqueueBulk`, what `lineup enqueue --from`
+        /// does), enqueued with one call.
+        case bulk
     }
 
     let jobs: Int
@@ -103,10 +106,20 @@ struct DaemonSpoolRun {
 
         let state = watch.state
         let counts = try SpoolDirectory(root: spoolURL, durability: .none).counts()
-        guard counts.done == jobs, counts.failed == 0, counts.queued == 0, counts.running == 0 else {
+        // A bulk file is one file in done/, with a line of its results for each job.
+        let files = producer.isBulk ? 1 : jobs
+        guard counts.done == files, counts.failed == 0, counts.queued == 0, counts.running == 0 else {
             throw BenchError(
                 .verification,
-                "\(spoolURL.path): expected \(jobs) jobs in done/ and none elsewhere, found \(counts.done) done, \(counts.failed) failed, \(counts.queued) in new/, \(counts.running) in active/")
+                "\(spoolURL.path): expected \(files) files in done/ and none elsewhere, found \(counts.done) done, \(counts.failed) failed, \(counts.queued) in new/, \(counts.running) in active/")
+        }
+        if producer.isBulk {
+            let done = spoolURL.appendingPathComponent("done", isDirectory: true)
+            let results = try FileManager.default.contentsOfDirectory(atPath: done.path).filter { $0.hasSuffix(".results.jsonl") }
+            let lines = try results.first.map { try Data(contentsOf: done.appendingPathComponent($0)).filter { $0 == UInt8(ascii: "\n") }.count }
+            guard lines == jobs else {
+                throw BenchError(.verification, "\(done.path): the bulk's results hold \(lines ?? 0) lines for \(jobs) jobs")
+            }
         }
         let pickups = recorder.latencies
         guard pickups.count == jobs else {
@@ -146,6 +159,7 @@ private final class Producer: Sendable {
     private let spool: SpoolDirectory
     private let jobs: Int
     private let interval: UInt64?
+    let isBulk: Bool
     private let state = Locked(Produced())
     private let done = DispatchSemaphore(value: 0)
 
@@ -153,9 +167,10 @@ private final class Producer: Sendable {
         self.spool = spool
         self.jobs = jobs
         switch pace {
-        case .flatOut: interval = nil
+        case .flatOut, .bulk: interval = nil
         case let .steady(perSecond): interval = 1_000_000_000 / UInt64(max(1, perSecond))
         }
+        if case .bulk = pace { isBulk = true } else { isBulk = false }
     }
 
     var failure: String? { state.withLock({ $0 }).failure }
@@ -176,6 +191,10 @@ private final class Producer: Sendable {
     }
 
     private func produce() {
+        if isBulk {
+            produceBulk()
+            return
+        }
         var durations: [UInt64] = []
         durations.reserveCapacity(jobs)
         let firstCall = MonotonicClock.now()
@@ -203,6 +222,24 @@ private final class Producer: Sendable {
         }
         state.withLock { state in
             state = Produced(firstCall: firstCall, lastReturn: lastReturn, callDurations: durations, failure: failure)
+        }
+    }
+}
+
+extension Producer {
+    /// One bulk file with every job, written with one call; the jobs' enqueue time is that call's.
+    private func produceBulk() {
+        let firstCall = MonotonicClock.now()
+        var failure: String?
+        do {
+            let job = try JobFile(kind: NoOpJobTask.kind, parameters: ["enqueuedAt": .integer(Int(firstCall))])
+            try spool.enqueueBulk([JobFile](repeating: job, count: jobs))
+        } catch {
+            failure = "the bulk file: \(error)"
+        }
+        let lastReturn = MonotonicClock.now()
+        state.withLock { state in
+            state = Produced(firstCall: firstCall, lastReturn: lastReturn, callDurations: [lastReturn - firstCall], failure: failure)
         }
     }
 }

@@ -12,8 +12,12 @@ import LineupSpool
 ///    `done/`, with the same durability, and no runner.
 /// 3. Pick-up latency: a fresh daemon, `--pickup-jobs` jobs enqueued at a steady
 ///    `--pickup-rate`; for each, the time from the enqueue call to the task starting to run.
+/// 4. Bulk: a fresh daemon, `--bulk-jobs` no-op jobs in one bulk file (`enqueueBulk`, what
+///    `lineup enqueue --from` does); time from the enqueue call until the last job is
+///    acknowledged (issue 10: at least 50,000 jobs/s).
 struct SpoolBenchmark {
     static let throughputTarget = 5_000.0
+    static let bulkTarget = 50_000.0
     static let pickupP99Target: UInt64 = 50_000_000
 
     let options: BenchOptions
@@ -23,6 +27,7 @@ struct SpoolBenchmark {
         let throughput: DaemonSpoolResult
         let bare: BareSpoolResult
         let pickup: DaemonSpoolResult
+        let bulk: DaemonSpoolResult
     }
 
     func run() throws -> ResultTable {
@@ -59,7 +64,13 @@ struct SpoolBenchmark {
             flushInterval: flushInterval,
             directory: try BenchSupport.makeDirectory(directory.appendingPathComponent("pickup", isDirectory: true))
         ).run()
-        return Measured(durability: choice, throughput: throughput, bare: bare, pickup: pickup)
+
+        progress("spool (\(choice.rawValue)): bulk, \(Format.grouped(options.bulkJobs)) no-op jobs in one bulk file …")
+        let bulk = try DaemonSpoolRun(
+            jobs: options.bulkJobs, durability: durability, pace: .bulk, flushInterval: flushInterval,
+            directory: try BenchSupport.makeDirectory(directory.appendingPathComponent("bulk", isDirectory: true))
+        ).run()
+        return Measured(durability: choice, throughput: throughput, bare: bare, pickup: pickup, bulk: bulk)
     }
 
     /// Which run the throughput target is judged on: the production default (fsync) when this
@@ -120,6 +131,30 @@ struct SpoolBenchmark {
                     target: "p99 <= \(Format.milliseconds(Self.pickupP99Target)) ms",
                     verdict: pickupJudgedHere ? BenchSupport.verdict(pickupMet) : "(\(BenchSupport.verdict(pickupMet)), not judged)"))
 
+            let bulk = run.bulk
+            let bulkRatio = bulk.jobsPerSecond / run.bare.jobsPerSecond
+            table.rows.append(
+                .init(
+                    benchmark: "spool.bulk (\(name))",
+                    lineup: "\(Format.groupedRate(bulk.jobsPerSecond)) (\(Format.seconds(bulk.elapsed)))",
+                    baseline: "\(Format.groupedRate(run.bare.jobsPerSecond)) (a file a job)",
+                    ratio: Format.ratio(bulkRatio), target: ">= \(Format.grouped(Int(Self.bulkTarget)))/s",
+                    verdict: judged
+                        ? BenchSupport.verdict(bulk.jobsPerSecond >= Self.bulkTarget)
+                        : "(\(BenchSupport.verdict(bulk.jobsPerSecond >= Self.bulkTarget)), not judged)"))
+            let bulkFinishedRate = Double(bulk.jobs) / MonotonicClock.seconds(bulk.lastFinished)
+            table.rows.append(
+                .init(
+                    benchmark: "  same run: until the last job ran",
+                    lineup: "\(Format.groupedRate(bulkFinishedRate)) (\(Format.seconds(bulk.lastFinished)))", baseline: "-",
+                    ratio: Format.ratio(bulkFinishedRate / run.bare.jobsPerSecond), target: "(before its flush)", verdict: ""))
+            let bulkLine = "lineup=\(Format.rate(bulk.jobsPerSecond))/s baseline=\(Format.rate(run.bare.jobsPerSecond))/s ratio=\(Format.ratio(bulkRatio))"
+            if judged {
+                judgedResults.append("RESULT spool.bulk \(bulkLine)")
+            } else {
+                otherResults.append("RESULT spool.bulk.\(name) \(bulkLine)")
+            }
+
             let throughputLine = "lineup=\(Format.rate(throughput.jobsPerSecond))/s baseline=\(Format.rate(run.bare.jobsPerSecond))/s ratio=\(Format.ratio(ratio))"
             if judged {
                 judgedResults.append("RESULT spool.throughput \(throughputLine)")
@@ -136,6 +171,9 @@ struct SpoolBenchmark {
             }
         }
         table.results = judgedResults.sorted { !$0.contains("pickup") && $1.contains("pickup") } + otherResults
+        table.notes.append(
+            "bulk: a fresh daemon; one call of SpoolDirectory.enqueueBulk writes every job into one bulk file (one write, one rename, with fsync one fsync of the file and of new/); time from that call until the daemon announced the last job acknowledged (its line's outcome in the bulk's ledger, after the flush that carried it). Its baseline is the bare baseline of a file a job, so its ratio says how much a bulk file gains over the filesystem's limit for single files."
+        )
 
         table.notes.append(
             "spool: the real JobDaemon in this process (default configuration: \(ProcessInfo.processInfo.activeProcessorCount) concurrent jobs, claim window 8, inotify + 1 s rescans, flush interval \(Format.trimmed(options.flushIntervalSeconds)) s, log level warning) over a new spool and store; job kind `\(NoOpJobTask.kind)`, whose run returns at once; a producer thread in the same process calls SpoolDirectory.enqueue (what `lineup enqueue` does) with {\"kind\": \"\(NoOpJobTask.kind)\", \"enqueuedAt\": <ns>}."
