@@ -47,7 +47,14 @@ JOBS = [
     ("prune", {"kind": "prune-observations", "before": "1990-01-01T00:00:00Z"}, "done"),
     ("truncated", {"kind": "import-buoy", "input": "truncated.xml"}, "failed"),
 ]
-EXPECTED = {job_id: outcome for job_id, _, outcome in JOBS}
+# Jobs in one bulk file (`lineup enqueue --from`): each line acknowledged in the bulk's ledger,
+# the bad one failing alone into failed/.
+BULK_JOBS = [
+    ("bulk-export-1", {"kind": "export-csv", "entity": "JournalEntry", "output": "bulk-1.csv", "after": ["journal"]}, "done"),
+    ("bulk-export-2", {"kind": "export-csv", "entity": "JournalEntry", "output": "bulk-2.csv", "after": ["journal"]}, "done"),
+    ("bulk-unknown-kind", {"kind": "no-such-kind"}, "failed"),
+]
+EXPECTED = {job_id: outcome for job_id, _, outcome in JOBS + BULK_JOBS}
 
 
 class Failure(Exception):
@@ -98,6 +105,51 @@ def finished_count(root):
     return len(job_files(root, "done")) + len(job_files(root, "failed"))
 
 
+def bulk_files(root, directory):
+    path = os.path.join(root, "spool", directory)
+    return sorted(name for name in os.listdir(path) if name.endswith(".jobs.jsonl")) if os.path.isdir(path) else []
+
+
+def everything_finished(root):
+    """Every job file in done/ or failed/ (the bulk's bad line among them) and the bulk in done/."""
+    return finished_count(root) == len(JOBS) + 1 and bulk_files(root, "done") and not job_files(root, "active") \
+        and not job_files(root, "new") and not bulk_files(root, "new") and not bulk_files(root, "active")
+
+
+def bulk_line_places(root):
+    """Each bulk line's id: "done" once for each done entry in the bulk's ledger (active/) or
+    results (done/), or the bulk's directory while the line has no outcome. A failed line is
+    found in failed/ as a job file of its own."""
+    places = {}
+    ids = {}
+    for directory in ["new", "active", "done", "failed"]:
+        for name in bulk_files(root, directory):
+            with open(os.path.join(root, "spool", directory, name), "rb") as file:
+                for number, line in enumerate(file.read().split(b"\n"), 1):
+                    if line.strip():
+                        ids[number] = (json.loads(line).get("id"), directory)
+    outcomes = {}
+    for directory, suffix in [("active", ".ledger.jsonl"), ("done", ".results.jsonl"), ("failed", ".results.jsonl")]:
+        path = os.path.join(root, "spool", directory)
+        for name in (sorted(os.listdir(path)) if os.path.isdir(path) else []):
+            if name.endswith(suffix):
+                with open(os.path.join(path, name), "rb") as file:
+                    for line in file.read().split(b"\n"):
+                        try:
+                            entry = json.loads(line)
+                        except ValueError:
+                            continue
+                        outcomes.setdefault(entry["line"], []).append(entry["outcome"])
+    for number, (line_id, directory) in ids.items():
+        settled = [outcome for outcome in outcomes.get(number, []) if outcome in ("done", "failed")]
+        for outcome in settled:
+            if outcome == "done":
+                places.setdefault(line_id, []).append("done")
+        if not settled:
+            places.setdefault(line_id, []).append(directory)
+    return places
+
+
 def daemon_arguments(binaries, root, inputs):
     return [os.path.join(binaries, "lineupd"), "--store", os.path.join(root, "store.sqlite"),
             "--spool", os.path.join(root, "spool"), "--input", inputs, "--output", os.path.join(root, "output"),
@@ -130,6 +182,12 @@ def record(binaries, interposer, work, samples):
             else:
                 arguments.append(f"{key}={value}")
         subprocess.run(arguments, check=True, capture_output=True)
+    bulk = os.path.join(work, "bulk.jsonl")
+    with open(bulk, "w") as file:
+        for job_id_, fields, _ in BULK_JOBS:
+            file.write(json.dumps(dict(fields, id=job_id_)) + "\n")
+    subprocess.run([os.path.join(binaries, "lineup"), "enqueue", "--from", bulk, "--spool", os.path.join(root, "spool")],
+                   check=True, capture_output=True)
     os.sync()
     initial = snapshot(root)
     trace = os.path.join(work, "trace")
@@ -137,7 +195,7 @@ def record(binaries, interposer, work, samples):
     with open(os.path.join(work, "recorded.log"), "w") as log:
         daemon = subprocess.Popen(daemon_arguments(binaries, root, inputs), env=environment, stderr=log, stdout=log)
         try:
-            wait_for(lambda: finished_count(root) == len(JOBS), "the recorded run's jobs", 120, daemon)
+            wait_for(lambda: everything_finished(root), "the recorded run's jobs", 120, daemon)
             time.sleep(0.5)  # a flush after the last acknowledgement, as a daemon at rest does
         finally:
             daemon.send_signal(signal.SIGKILL)
@@ -292,6 +350,8 @@ def jobs_by_directory(root):
     for directory in ["new", "active", "done", "failed"]:
         for name in job_files(root, directory):
             places.setdefault(job_id(root, directory, name), []).append(directory)
+    for line_id, directories in bulk_line_places(root).items():
+        places.setdefault(line_id, []).extend(directories)
     return places
 
 
@@ -340,11 +400,13 @@ def check_done_jobs_have_their_work(root, when):
         raise Failure(f"{when}: the RSS import is done, its observation is not on disk")
     if "journal" in done and (facts or {}).get("journal") != 240:
         raise Failure(f"{when}: the journal import is done, the store has {(facts or {}).get('journal')} entries of 240")
-    if "export" in done:
-        path = os.path.join(root, "output", "journal.csv")
+    for export, output in [("export", "journal.csv"), ("bulk-export-1", "bulk-1.csv"), ("bulk-export-2", "bulk-2.csv")]:
+        if export not in done:
+            continue
+        path = os.path.join(root, "output", output)
         data = open(path, "rb").read() if os.path.exists(path) else None
         if data is None or not data.endswith(b"\r\n") or data.count(b"\r\n") != 241:
-            raise Failure(f"{when}: the export is done, journal.csv is {'absent' if data is None else f'{len(data)} bytes, {data.count(chr(13).encode())} lines'}")
+            raise Failure(f"{when}: {export} is done, {output} is {'absent' if data is None else f'{len(data)} bytes, {data.count(chr(13).encode())} lines'}")
     if "statistics" in done:
         for name in ["statistics.json", "statistics.txt"]:
             path = os.path.join(root, "output", name)
@@ -380,8 +442,7 @@ def recover(binaries, state, inputs, log_path):
         try:
             # A SIGTERM before the daemon runs ends it as the default action would: wait for it.
             wait_for(lambda: "lineup daemon started" in open(log_path).read(), "lineupd to start", 60, daemon)
-            wait_for(lambda: finished_count(state) >= len(JOBS) and not job_files(state, "active") and not job_files(state, "new"),
-                     "every job to finish after the cut", 120, daemon)
+            wait_for(lambda: everything_finished(state), "every job to finish after the cut", 120, daemon)
             daemon.send_signal(signal.SIGTERM)
             code = daemon.wait(timeout=60)
         finally:
