@@ -25,6 +25,13 @@ enum BenchCommand {
                     continue
                 }
                 table.append(result)
+                if options.busyCore {
+                    progress("lineup-bench: \(name.rawValue) again, with a thread spinning on one core …")
+                    let spinner = BusyCore()
+                    let busy = try run(name, options)
+                    spinner.stop()
+                    if let busy { table.append(busy.markedBusyCore()) }
+                }
             } catch {
                 progress("lineup-bench: \(name.rawValue) failed: \(error)")
                 failed = true

@@ -24,6 +24,8 @@ struct BenchOptions {
           --stations N    buoy stations the observations belong to (import, statistics; default 10)
           --dir PATH      where to create the temporary files (default: the system's temporary directory)
           --keep          keep the files instead of deleting them
+          --busy-core     run each benchmark twice: as usual, then with a thread spinning on one
+                          core for the whole run (its figures marked "busy core", RESULT names .busy)
           -h, --help      show this help
 
         Prints a table, then RESULT lines (DESIGN §7). Exit status: 0 when the benchmarks ran
@@ -46,6 +48,7 @@ struct BenchOptions {
     var stations = 10
     var directory: String?
     var keepFiles = false
+    var busyCore = false
 
     /// Nil for `--help`.
     static func parse(_ arguments: [String]) throws -> BenchOptions? {
@@ -109,6 +112,8 @@ struct BenchOptions {
                 options.directory = try value(for: argument)
             case "--keep":
                 options.keepFiles = true
+            case "--busy-core":
+                options.busyCore = true
             default:
                 if argument.hasPrefix("-") { throw BenchError(.usage, "unknown option \(argument)") }
                 guard name == nil else { throw BenchError(.usage, "one benchmark at a time (got \(name!.rawValue) and \(argument))") }

@@ -25,6 +25,23 @@ struct ResultTable {
         results += other.results
     }
 
+    /// The same table, from a run beside a spinning core (``BusyCore``): rows and notes say so,
+    /// and each RESULT name gains `.busy` (`RESULT spool.throughput.busy …`).
+    func markedBusyCore() -> ResultTable {
+        var marked = self
+        for index in marked.rows.indices where !marked.rows[index].benchmark.hasPrefix(" ") {
+            marked.rows[index].benchmark += " [busy core]"
+        }
+        marked.notes = notes.map { "[busy core] " + $0 }
+        marked.results = results.map { line in
+            var words = line.split(separator: " ", maxSplits: 2).map(String.init)
+            guard words.count >= 2, words[0] == "RESULT" else { return line }
+            words[1] += ".busy"
+            return words.joined(separator: " ")
+        }
+        return marked
+    }
+
     func render() -> String {
         let all = [Self.header] + rows
         let paths: [KeyPath<Row, String>] = [\.benchmark, \.lineup, \.baseline, \.ratio, \.target, \.verdict]

@@ -101,22 +101,9 @@ struct SpoolBenchmark {
             let throughput = run.throughput
             let ratio = throughput.jobsPerSecond / run.bare.jobsPerSecond
             let judged = run.durability == throughputJudged
-            table.rows.append(
-                .init(
-                    benchmark: "spool.throughput (\(name))",
-                    lineup: "\(Format.groupedRate(throughput.jobsPerSecond)) (\(Format.seconds(throughput.elapsed)))",
-                    baseline: "\(Format.groupedRate(run.bare.jobsPerSecond)) (\(Format.seconds(run.bare.elapsed)))",
-                    ratio: Format.ratio(ratio),
-                    target: ">= \(Format.grouped(Int(Self.throughputTarget)))/s",
-                    verdict: judged
-                        ? BenchSupport.verdict(throughput.jobsPerSecond >= Self.throughputTarget)
-                        : "(\(BenchSupport.verdict(throughput.jobsPerSecond >= Self.throughputTarget)), not judged)"))
-            let finishedRate = Double(throughput.jobs) / MonotonicClock.seconds(throughput.lastFinished)
-            table.rows.append(
-                .init(
-                    benchmark: "  same run: until the last job ran",
-                    lineup: "\(Format.groupedRate(finishedRate)) (\(Format.seconds(throughput.lastFinished)))", baseline: "-",
-                    ratio: Format.ratio(finishedRate / run.bare.jobsPerSecond), target: "(before its flush)", verdict: ""))
+            table.rows += rateRows(
+                "spool.throughput (\(name))", throughput, bare: run.bare, baselineDescription: Format.seconds(run.bare.elapsed),
+                target: Self.throughputTarget, judged: judged)
             let saturated = LatencySummary(throughput.pickups)
             table.rows.append(
                 .init(
@@ -133,21 +120,9 @@ struct SpoolBenchmark {
 
             let bulk = run.bulk
             let bulkRatio = bulk.jobsPerSecond / run.bare.jobsPerSecond
-            table.rows.append(
-                .init(
-                    benchmark: "spool.bulk (\(name))",
-                    lineup: "\(Format.groupedRate(bulk.jobsPerSecond)) (\(Format.seconds(bulk.elapsed)))",
-                    baseline: "\(Format.groupedRate(run.bare.jobsPerSecond)) (a file a job)",
-                    ratio: Format.ratio(bulkRatio), target: ">= \(Format.grouped(Int(Self.bulkTarget)))/s",
-                    verdict: judged
-                        ? BenchSupport.verdict(bulk.jobsPerSecond >= Self.bulkTarget)
-                        : "(\(BenchSupport.verdict(bulk.jobsPerSecond >= Self.bulkTarget)), not judged)"))
-            let bulkFinishedRate = Double(bulk.jobs) / MonotonicClock.seconds(bulk.lastFinished)
-            table.rows.append(
-                .init(
-                    benchmark: "  same run: until the last job ran",
-                    lineup: "\(Format.groupedRate(bulkFinishedRate)) (\(Format.seconds(bulk.lastFinished)))", baseline: "-",
-                    ratio: Format.ratio(bulkFinishedRate / run.bare.jobsPerSecond), target: "(before its flush)", verdict: ""))
+            table.rows += rateRows(
+                "spool.bulk (\(name))", bulk, bare: run.bare, baselineDescription: "a file a job", target: Self.bulkTarget,
+                judged: judged)
             let bulkLine = "lineup=\(Format.rate(bulk.jobsPerSecond))/s baseline=\(Format.rate(run.bare.jobsPerSecond))/s ratio=\(Format.ratio(bulkRatio))"
             if judged {
                 judgedResults.append("RESULT spool.bulk \(bulkLine)")
@@ -196,6 +171,30 @@ struct SpoolBenchmark {
         }
         table.notes.append("machine: \(machine).")
         return table
+    }
+
+    /// A daemon run's rate against the bare baseline and `target`, then the same run until its
+    /// last job ran (before the flush that acknowledges it) and the wait for that flush.
+    private func rateRows(
+        _ benchmark: String, _ result: DaemonSpoolResult, bare: BareSpoolResult, baselineDescription: String, target: Double,
+        judged: Bool
+    ) -> [ResultTable.Row] {
+        let met = BenchSupport.verdict(result.jobsPerSecond >= target)
+        let finishedRate = Double(result.jobs) / MonotonicClock.seconds(result.lastFinished)
+        return [
+            .init(
+                benchmark: benchmark, lineup: "\(Format.groupedRate(result.jobsPerSecond)) (\(Format.seconds(result.elapsed)))",
+                baseline: "\(Format.groupedRate(bare.jobsPerSecond)) (\(baselineDescription))",
+                ratio: Format.ratio(result.jobsPerSecond / bare.jobsPerSecond), target: ">= \(Format.grouped(Int(target)))/s",
+                verdict: judged ? met : "(\(met), not judged)"),
+            .init(
+                benchmark: "  same run: until the last job ran",
+                lineup: "\(Format.groupedRate(finishedRate)) (\(Format.seconds(result.lastFinished)))", baseline: "-",
+                ratio: Format.ratio(finishedRate / bare.jobsPerSecond), target: "(before its flush)", verdict: ""),
+            .init(
+                benchmark: "  same run: waiting for the flush", lineup: Format.seconds(result.elapsed - result.lastFinished),
+                baseline: "-", ratio: "-", target: "(after the last job ran)", verdict: ""),
+        ]
     }
 
     private func describe(_ summary: LatencySummary?) -> String {

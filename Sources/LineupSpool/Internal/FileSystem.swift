@@ -67,20 +67,7 @@ enum FileSystem {
         guard descriptor >= 0 else {
             throw error("open", path: path, errno: errno)
         }
-        var failure: SpoolError?
-        contents.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = error("write", path: path, errno: errno)
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = writeAll(contents, to: descriptor, path: path)
         if failure == nil, sync, fsync(descriptor) != 0 {
             failure = error("fsync", path: path, errno: errno)
         }
@@ -90,6 +77,24 @@ enum FileSystem {
         if let failure {
             unlink(path)
             throw failure
+        }
+    }
+
+    /// Writes all of `contents` to `descriptor` (a `write(2)` may write less than asked); the
+    /// error, if one stopped it.
+    private static func writeAll(_ contents: Data, to descriptor: Int32, path: String) -> SpoolError? {
+        contents.withUnsafeBytes { buffer -> SpoolError? in
+            guard let base = buffer.baseAddress else { return nil }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return error("write", path: path, errno: errno)
+                }
+                offset += written
+            }
+            return nil
         }
     }
 
@@ -104,20 +109,7 @@ enum FileSystem {
         }
         var status = stat()
         let sizeBefore = fstat(descriptor, &status) == 0 ? status.st_size : -1
-        var failure: SpoolError?
-        contents.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = error("write", path: path, errno: errno)
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = writeAll(contents, to: descriptor, path: path)
         if failure == nil, sync, fsync(descriptor) != 0 {
             failure = error("fsync", path: path, errno: errno)
         }
