@@ -9,16 +9,20 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct BulkJobTests {
     /// The outcomes in a bulk's results (`done/<stem>.results.jsonl`) by line number.
     func outcomes(in harness: DaemonHarness) throws -> [Int: [String]] {
+        try entries(in: harness).mapValues { $0.map { $0["outcome"] as? String ?? "?" } }
+    }
+
+    /// The entries of a bulk's results by line number, each a JSON object.
+    func entries(in harness: DaemonHarness) throws -> [Int: [[String: Any]]] {
         let results = try #require(
             try FileManager.default.contentsOfDirectory(atPath: harness.spool.directory(.done).path).first { $0.hasSuffix(".results.jsonl") })
         let text = try String(contentsOf: harness.spool.directory(.done).appending(path: results), encoding: .utf8)
-        var outcomes: [Int: [String]] = [:]
+        var entries: [Int: [[String: Any]]] = [:]
         for line in text.split(separator: "\n") {
             let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let number = try #require(entry["line"] as? Int)
-            outcomes[number, default: []].append(try #require(entry["outcome"] as? String))
+            entries[try #require(entry["line"] as? Int), default: []].append(entry)
         }
-        return outcomes
+        return entries
     }
 
     @Test func eachLineRunsAsAJobAndABadLineFailsAlone() async throws {
@@ -47,6 +51,13 @@ import Testing
         #expect((1...20).allSatisfy { outcomes[$0] == ["done"] })
         #expect(outcomes[21] == ["failed"] && outcomes[22] == ["failed"])
         #expect(outcomes[23] == ["attemptFailed", "done"])
+        // Each outcome carries the job's report, as a job file's report says it.
+        let report = try #require(try entries(in: harness)[1]?.first?["report"] as? [String: Any])
+        #expect(report["kind"] as? String == "insert-rows" && report["name"] as? String == bulk.name + ".line1", "\(report)")
+        let details = try #require(report["details"] as? [String: Any])
+        #expect(details["summary"] as? String == "inserted 1 rows", "\(details)")
+        let failure = try #require(try entries(in: harness)[21]?.first?["report"] as? [String: Any])
+        #expect((failure["reason"] as? String)?.contains("no-such-kind") == true, "\(failure)")
         #expect(try harness.spool.entries(.failed).map(\.name).sorted() == [bulk.name + ".line21", bulk.name + ".line22"])
         #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 2))
         try await harness.stop(run)

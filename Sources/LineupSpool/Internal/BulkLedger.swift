@@ -35,13 +35,26 @@ enum BulkLedger {
         let report: JSONValue?
     }
 
-    /// An entry with a report (`done` or `failed`). A report is pretty JSON; its line breaks are
-    /// only layout (a JSON string cannot hold a raw one), so without them it is one line.
+    /// An entry with a report (`done` or `failed`). A report is pretty JSON, whose line breaks
+    /// and the indentation after them are only layout (a JSON string cannot hold a raw line
+    /// break), so without them it is one line.
     static func entry(line: Int, outcome: Outcome, report: Data) -> Data {
-        var entry = Data("{\"line\":\(line),\"outcome\":\"\(outcome.rawValue)\",\"report\":".utf8)
-        entry.append(contentsOf: report.lazy.filter { $0 != UInt8(ascii: "\n") })
-        entry.append(contentsOf: "}\n".utf8)
-        return entry
+        var entry: [UInt8] = []
+        entry.reserveCapacity(report.count + 64)
+        entry += "{\"line\":\(line),\"outcome\":\"\(outcome.rawValue)\",\"report\":".utf8
+        report.withUnsafeBytes { bytes in
+            var isIndentation = false
+            for byte in bytes {
+                if byte == UInt8(ascii: "\n") {
+                    isIndentation = true
+                } else if !(isIndentation && byte == UInt8(ascii: " ")) {
+                    isIndentation = false
+                    entry.append(byte)
+                }
+            }
+        }
+        entry += "}\n".utf8
+        return Data(entry)
     }
 
     /// An entry counting a line's failed attempts so far.
