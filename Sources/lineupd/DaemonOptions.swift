@@ -19,6 +19,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var concurrency: Int?
     @Option(help: "Seconds between flushes, more than 0 and at most a year (default 5).")
     var flushInterval: Double?
+    @Flag(inversion: .prefixedNo, help: "Flush as soon as no job is queued or running, not only every flush interval (default: on).")
+    var flushWhenIdle: Bool?
     @Option(help: "Seconds running jobs get to finish at shutdown, 0 to a year (default 20).")
     var gracePeriod: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
@@ -54,6 +56,9 @@ struct DaemonOptions: ParsableArguments, Sendable {
         if let concurrency { configuration.maxConcurrentJobs = concurrency }
         if let flushInterval {
             configuration.flushInterval = try DaemonConfiguration.duration(seconds: flushInterval, of: "--flush-interval")
+        }
+        if let flushWhenIdle {
+            configuration.flushesWhenIdle = flushWhenIdle
         }
         if let gracePeriod {
             configuration.gracePeriod = try DaemonConfiguration.duration(seconds: gracePeriod, of: "--grace-period")

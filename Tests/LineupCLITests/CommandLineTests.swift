@@ -26,7 +26,7 @@ struct CommandLineTests {
             #expect(
                 listed == [
                     "--store", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
-                    "--grace-period", "--log-level", "--keep-done", "--timeout", "--http-address", "--log-format", "-h,",
+                    "--flush-when-idle/--no-flush-when-idle", "--grace-period", "--log-level", "--keep-done", "--timeout", "--http-address", "--log-format", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
         }

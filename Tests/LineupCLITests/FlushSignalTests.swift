@@ -16,7 +16,7 @@ extension DaemonTests {
         func sigusr1FlushesAndAcknowledges() async throws {
             try await withSandbox { sandbox in
                 try BuoyFixtures.copySample(BuoyFixtures.sosSample, into: sandbox.input)
-                let daemon = try await sandbox.startDaemon(["--flush-interval", "3600", "--concurrency", "1"])
+                let daemon = try await sandbox.startDaemon(["--flush-interval", "3600", "--no-flush-when-idle", "--concurrency", "1"])
                 let enqueued = try await sandbox.lineup([
                     "enqueue", "import-buoy", "input=ndbc-sos-waves-sample.xml", "--id", "sample", "--spool", sandbox.spool.path,
                 ])

@@ -40,7 +40,7 @@ extension DaemonTests {
 
                 // Nothing is flushed before SIGTERM: the final flush must carry the small imports.
                 let daemon = try await sandbox.startDaemon([
-                    "--concurrency", "2", "--grace-period", "\(Self.gracePeriodSeconds)", "--flush-interval", "3600",
+                    "--concurrency", "2", "--grace-period", "\(Self.gracePeriodSeconds)", "--flush-interval", "3600", "--no-flush-when-idle",
                 ])
                 try await sandbox.enqueueImport(id: "long", input: "long.xml")
                 for number in 1...4 {

@@ -16,7 +16,7 @@ extension DaemonTests {
                 // A watchdog of 400 ms against a flush every hour: only the loop's own feeding
                 // keeps it fed.
                 let daemon = try await sandbox.startDaemon(
-                    ["--flush-interval", "3600"], environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
+                    ["--flush-interval", "3600", "--no-flush-when-idle"], environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
                 let ready = try socket.waitFor("READY=1", timeout: .seconds(30)) { $0.contains("READY=1") }
                 #expect(ready.contains("STATUS=running 0, queued 0"), "\(ready)")
 

@@ -201,6 +201,19 @@ import Testing
         #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
     }
 
+    @Test func flushWhenIdleIsReadAndReloadable() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = try load(#"{"flushWhenIdle": false}"#)
+        #expect(!configuration.flushesWhenIdle)
+        #expect(try load("{}").flushesWhenIdle, "on by default")
+        var base = configuration
+        base.flushesWhenIdle = true
+        #expect(!base.reloading(from: configuration).flushesWhenIdle)
+        #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
+        let error = try #require(throws: DaemonError.self) { try load(#"{"flushWhenIdle": "no"}"#) }
+        #expect(error.message.contains("`flushWhenIdle` must be true or false"), "\(error.message)")
+    }
+
     @Test func cronJobsAreReadAndReloadable() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = try load(

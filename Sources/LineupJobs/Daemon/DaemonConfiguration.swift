@@ -35,6 +35,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var claimWindow: Int?
     /// The time between flushes. Default 5 s.
     public var flushInterval: Duration
+    /// Whether the daemon also flushes as soon as it runs out of work (nothing queued or running
+    /// and jobs waiting for their acknowledgement), rather than at the next interval: under load
+    /// jobs are still acknowledged in groups, one flush an interval, and when the queue drains
+    /// the last of them are acknowledged at once instead of up to a flush interval later.
+    /// Default true.
+    public var flushesWhenIdle: Bool
     /// How long running jobs may take to finish at shutdown before they are cancelled.
     /// Default 20 s (below systemd's 90 s stop timeout).
     public var gracePeriod: Duration
@@ -123,6 +129,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.maxConcurrentJobs = max(1, ProcessInfo.processInfo.activeProcessorCount)
         self.claimWindow = nil
         self.flushInterval = .seconds(5)
+        self.flushesWhenIdle = true
         self.gracePeriod = .seconds(20)
         self.cancellationTimeout = .seconds(5)
         self.flushBacklogLimit = 100
@@ -157,6 +164,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         var copy = self
         copy.logLevel = other.logLevel
         copy.flushInterval = other.flushInterval
+        copy.flushesWhenIdle = other.flushesWhenIdle
         copy.maxConcurrentJobs = other.maxConcurrentJobs
         copy.claimWindow = other.claimWindow
         copy.retry = other.retry

@@ -26,6 +26,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var concurrency: Int?
     public var claimWindow: Int?
     public var flushInterval: Double?
+    public var flushWhenIdle: Bool?
     public var gracePeriod: Double?
     public var cancellationTimeout: Double?
     public var flushBacklogLimit: Int?
@@ -125,7 +126,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case store, spool, input, output, concurrency, claimWindow, flushInterval, gracePeriod, cancellationTimeout,
+        case store, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron
 
@@ -139,7 +140,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .timeoutByKind: .secondsByName
             case .queues: .queues
             case .cron: .cronJobs
-            case .inotify: .boolean
+            case .inotify, .flushWhenIdle: .boolean
             }
         }
     }
@@ -234,6 +235,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.dependencyWaitTimeout = duration(dependencyWaitTimeout, result.dependencyWaitTimeout)
         result.rescanInterval = duration(rescanInterval, result.rescanInterval)
         result.usesInotify = inotify ?? result.usesInotify
+        result.flushesWhenIdle = flushWhenIdle ?? result.flushesWhenIdle
         result.statusInterval = duration(statusInterval, result.statusInterval)
         result.logLevel = logLevel ?? result.logLevel
         result.keepDone = keepDone.map { .nanoseconds(Int64($0 * 1e9)) } ?? result.keepDone

@@ -11,6 +11,8 @@ public struct FlushSummary: Sendable, Hashable {
         case request
         /// A finished job has dependents waiting for its acknowledgement.
         case dependency
+        /// No job was queued or running any more (``DaemonConfiguration/flushesWhenIdle``).
+        case idle
         /// The last flush before the daemon stops.
         case shutdown
     }

@@ -43,7 +43,7 @@ extension JobRunner {
                 "job finished; acknowledged at the next flush",
                 metadata: ["job": "\(record.jobID)", "attempt": "\(record.attempt)", "summary": "\(outcome.summary)"])
             if record.dependentCount > 0 {
-                scheduleDependencyFlush()
+                scheduleEarlyFlush(.dependency)
             }
         case .cancelled:
             release(record)
@@ -53,6 +53,7 @@ extension JobRunner {
         }
         resumeWaiters()
         claimWhileRoom()
+        flushIfIdle()
     }
 
     /// The attempt's time limit is up: cancel the task, whose attempt then fails as timed out

@@ -29,7 +29,7 @@ extension JobRunner {
         completion: (@Sendable (Result<FlushSummary, any Error>) -> Void)? = nil
     ) {
         assertOnCoordinator()
-        dependencyFlushScheduled = false
+        earlyFlushScheduled = false
         // Every job in the group saved into the main context before this point (its completion
         // reached the coordinator after its save), and the committer flushes after it, so the
         // flush carries their changes. Jobs flushed before whose filing failed go again.
@@ -124,6 +124,8 @@ extension JobRunner {
             logger.info("jobs are acknowledged again; claiming again")
             claimWhileRoom()
         }
+        // Jobs that finished while this flush ran, if nothing else is left to do.
+        flushIfIdle()
     }
 
     /// Records that finished jobs could not be acknowledged (a flush failed, or filing what it
@@ -147,14 +149,27 @@ extension JobRunner {
         }
     }
 
-    /// Flushes soon, because a finished job has dependents waiting for its acknowledgement.
-    func scheduleDependencyFlush() {
+    /// Flushes soon, before the interval is up: a finished job has dependents waiting for its
+    /// acknowledgement, or the runner has run out of work.
+    func scheduleEarlyFlush(_ reason: FlushSummary.Reason) {
         assertOnCoordinator()
-        guard !isStopping, !dependencyFlushScheduled else { return }
-        dependencyFlushScheduled = true
+        guard !isStopping, !earlyFlushScheduled else { return }
+        earlyFlushScheduled = true
         coordinator.async {
-            guard self.dependencyFlushScheduled, !self.isStopping else { return }
-            self.beginFlush(.dependency)
+            guard self.earlyFlushScheduled, !self.isStopping else { return }
+            self.beginFlush(reason)
         }
+    }
+
+    /// Flushes when finished jobs wait for their acknowledgement and nothing else is to be
+    /// done: nothing queued or running (claiming just found `new/` empty), no flush under way
+    /// (its end looks again). Under load the queue never drains, and jobs are acknowledged one
+    /// flush an interval, in groups.
+    func flushIfIdle() {
+        assertOnCoordinator()
+        guard !awaitingFlush.isEmpty, queuedTaskCount == 0, committing.isEmpty,
+            settings.withLock({ $0.flushesWhenIdle })
+        else { return }
+        scheduleEarlyFlush(.idle)
     }
 }

@@ -60,7 +60,8 @@ final class JobRunner: @unchecked Sendable {
     var queuedTaskCount = 0
     var isStopping = false
     var phase = DaemonStatus.Phase.running
-    var dependencyFlushScheduled = false
+    /// A flush before the interval is scheduled (see ``scheduleEarlyFlush(_:)``).
+    var earlyFlushScheduled = false
     var lastFlush: DaemonStatus.Flush?
     var consecutiveFlushFailures = 0
     /// Since when finished jobs could not be acknowledged (flushes failed, or filing what they
@@ -338,7 +339,7 @@ final class JobRunner: @unchecked Sendable {
         for dependency in dependencies {
             dependency.dependentCount += 1
             if case .awaitingFlush = dependency.state {
-                scheduleDependencyFlush()
+                scheduleEarlyFlush(.dependency)
             }
         }
         startAttempt(record)

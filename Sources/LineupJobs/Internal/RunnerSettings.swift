@@ -7,6 +7,7 @@ struct RunnerSettings: Sendable {
     var claimWindow: Int
     var maxConcurrentJobs: Int
     var flushInterval: Duration
+    var flushesWhenIdle: Bool
     var dependencyWaitTimeout: Duration
     var flushBacklogLimit: Int
     var flushFailureTimeout: Duration
@@ -25,6 +26,7 @@ struct RunnerSettings: Sendable {
         self.claimWindow = configuration.effectiveClaimWindow
         self.maxConcurrentJobs = configuration.maxConcurrentJobs
         self.flushInterval = configuration.flushInterval
+        self.flushesWhenIdle = configuration.flushesWhenIdle
         self.dependencyWaitTimeout = configuration.dependencyWaitTimeout
         self.flushBacklogLimit = configuration.flushBacklogLimit
         self.flushFailureTimeout = configuration.flushFailureTimeout

@@ -7,8 +7,8 @@ import Testing
 
 /// A daemon running in-process over a temporary spool, store, input and output directory.
 ///
-/// The flush interval is an hour unless a test says otherwise, so that tests flush on
-/// demand (``JobDaemon/flush()``) and know exactly which flush acknowledges what.
+/// The flush interval is an hour, and the daemon does not flush when idle, unless a test says
+/// otherwise, so that tests flush on demand (``JobDaemon/flush()``) and know exactly which flush acknowledges what.
 struct DaemonHarness {
     let root: URL
     let spool: SpoolDirectory
@@ -35,6 +35,7 @@ struct DaemonHarness {
             inputDirectory: root.appending(path: "input"), outputDirectory: root.appending(path: "output"))
         configuration.maxConcurrentJobs = 2
         configuration.flushInterval = .seconds(3600)
+        configuration.flushesWhenIdle = false
         configuration.rescanInterval = .milliseconds(20)
         configuration.statusInterval = .seconds(3600)
         configuration.gracePeriod = .seconds(30)

@@ -1,0 +1,65 @@
+import Foundation
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Testing
+
+/// `flushesWhenIdle`: when the queue drains, the jobs waiting for a flush are acknowledged at
+/// once, not up to a flush interval later; while jobs still run, acknowledgements wait and go
+/// in groups.
+@Suite(.timeLimit(.minutes(1))) struct IdleFlushTests {
+    /// The flushes announced so far.
+    func flushes(_ events: EventLog) -> [FlushSummary] {
+        events.seen.compactMap { if case let .flushed(summary) = $0 { summary } else { nil } }
+    }
+
+    @Test func aJobIsAcknowledgedAsSoonAsTheQueueDrains() async throws {
+        // The interval is an hour: only the idle flush can acknowledge the job.
+        let harness = try DaemonHarness { $0.flushesWhenIdle = true }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "insert-rows", "count": 3])
+        _ = try await events.acknowledged(entry.name)
+        // Announced after the acknowledgements it made.
+        _ = try await events.next { if case .flushed = $0 { true } else { false } }
+        #expect(flushes(events).map(\.reason) == [.idle])
+        #expect(flushes(events).first?.acknowledged == [entry.name])
+        #expect(try harness.rowsOnDisk() == 3)
+        try await harness.stop(run)
+    }
+
+    @Test func whileAJobRunsTheFinishedOnesWaitAndGoTogether() async throws {
+        let harness = try DaemonHarness { $0.flushesWhenIdle = true }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let slow = try harness.enqueue(["kind": "slow"])
+        #expect(await harness.running.opened(), "the slow job started")
+        let quick = try harness.enqueue(["kind": "insert-rows", "count": 1])
+        try await events.finished(quick.name)
+        // Not idle: the slow job runs. Nothing flushes in the meantime.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(flushes(events).isEmpty, "\(flushes(events))")
+        #expect(try harness.spool.counts().done == 0)
+
+        harness.latch.open()
+        _ = try await events.acknowledged(slow.name)
+        _ = try await events.acknowledged(quick.name)
+        _ = try await events.next { if case .flushed = $0 { true } else { false } }
+        let idle = flushes(events)
+        #expect(idle.count == 1 && idle[0].reason == .idle, "\(idle)")
+        #expect(Set(idle.first?.acknowledged ?? []) == [slow.name, quick.name], "both in one group")
+        try await harness.stop(run)
+    }
+
+    @Test func offItWaitsForTheInterval() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "insert-rows", "count": 1])
+        try await events.finished(entry.name)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(flushes(events).isEmpty)
+        #expect(try harness.spool.counts().done == 0)
+        try await harness.stop(run)
+    }
+}
