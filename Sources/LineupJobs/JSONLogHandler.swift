@@ -110,16 +110,16 @@ public struct JSONLogHandler: LogHandler {
     final class Output: Sendable {
         static let standardError = Output(fileDescriptor: 2)
 
-        private let fileDescriptor: Int32
-        private let lock = Locked(())
+        /// Behind a lock, which each line holds while it is written.
+        private let fileDescriptor: Locked<Int32>
 
         init(fileDescriptor: Int32) {
-            self.fileDescriptor = fileDescriptor
+            self.fileDescriptor = Locked(fileDescriptor)
         }
 
         func write(_ line: String) {
             var bytes = Array(line.utf8)
-            lock.withLock { _ in
+            fileDescriptor.withLock { fileDescriptor in
                 var offset = 0
                 while offset < bytes.count {
                     let written = bytes.withUnsafeMutableBytes { buffer in

@@ -8,6 +8,10 @@ import Foundation
 /// so a `swift test --sanitize=thread` run reports the accesses it protects as races whenever
 /// two threads meet at the lock. ThreadSanitizer follows pthread mutexes. A class, so that
 /// escaping closures can capture it and structs holding it stay copyable.
+///
+/// Lock something: a `Locked<()>` used as a bare mutex is reported as a race by
+/// ThreadSanitizer when two threads meet at it (the access to its empty value is seen outside
+/// the mutex).
 package final class Locked<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only read and written while `lock` is held, and it is
     // Sendable itself, so what `withLock` hands out can cross threads.

@@ -113,9 +113,11 @@ public final class SpoolDirectory: Sendable {
     private let backlog = Locked(Backlog())
     /// Whether a claim was made since `new/` and `active/` were last synced (see `syncClaims`).
     private let claimsNotYetDurable = Locked(false)
-    /// Held through a sync of the claims: a second caller must not go on while the first one's
-    /// fsyncs, which cover the claims it took the flag for, have not returned.
-    private let claimSync = Locked(())
+    /// How many times the claims were synced; held through each sync, so that a second caller
+    /// does not go on while the first one's fsyncs, which cover the claims it took the flag for,
+    /// have not returned. (A count rather than `()`: ThreadSanitizer reports the accesses to an
+    /// empty value behind a lock as races.)
+    private let claimSyncs = Locked(0)
     /// The bulk files claimed, whose lines are being handed out (see `SpoolDirectory+Bulk.swift`).
     let bulks = Locked(BulkBook())
 
@@ -309,12 +311,12 @@ public final class SpoolDirectory: Sendable {
     /// simulation found exactly that.
     ///
     /// The committer (filing in `done/`) and the coordinator (filing in `failed/`) call it at
-    /// once: without `claimSync`, the second saw the flag the first had just taken and went on
+    /// once: without `claimSyncs`, the second saw the flag the first had just taken and went on
     /// to its own rename before the first's fsyncs had returned (the power-loss simulation
     /// caught a job done twice that way).
     func syncClaims() throws(SpoolError) {
         guard durability == .fsync else { return }
-        try claimSync.withLock { (_) throws(SpoolError) in
+        try claimSyncs.withLock { (syncs) throws(SpoolError) in
             guard claimsNotYetDurable.withLock({ pending in
                 defer { pending = false }
                 return pending
@@ -322,6 +324,7 @@ public final class SpoolDirectory: Sendable {
             do throws(SpoolError) {
                 try FileSystem.syncDirectory(path(of: .queued))
                 try FileSystem.syncDirectory(path(of: .running))
+                syncs += 1
             } catch {
                 claimsNotYetDurable.withLock { $0 = true }
                 throw error
