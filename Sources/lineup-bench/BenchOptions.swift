@@ -20,6 +20,7 @@ struct BenchOptions {
           --pickup-jobs N jobs of the pick-up latency run (spool; default 2000)
           --pickup-rate N jobs per second the pick-up run enqueues (spool; default 200)
           --flush-interval S  the daemon's flush interval in seconds (spool; default 5, the daemon's)
+          --no-flush-when-idle  the daemon flushes only every interval, not also when idle (spool)
           --observations N  observations to import (import), or in the store (statistics); default 200000
           --stations N    buoy stations the observations belong to (import, statistics; default 10)
           --dir PATH      where to create the temporary files (default: the system's temporary directory)
@@ -44,6 +45,7 @@ struct BenchOptions {
     var pickupJobs = 2_000
     var pickupRate = 200
     var flushIntervalSeconds: Double = 5
+    var flushesWhenIdle = true
     var observations = 200_000
     var stations = 10
     var directory: String?
@@ -112,6 +114,8 @@ struct BenchOptions {
                 options.directory = try value(for: argument)
             case "--keep":
                 options.keepFiles = true
+            case "--no-flush-when-idle":
+                options.flushesWhenIdle = false
             case "--busy-core":
                 options.busyCore = true
             default:

@@ -47,6 +47,7 @@ struct DaemonSpoolRun {
     let durability: SpoolDirectory.Durability
     let pace: Pace
     let flushInterval: Duration
+    let flushesWhenIdle: Bool
     let directory: URL
 
     /// No acknowledgement and no job start for this long means the daemon is stuck.
@@ -142,6 +143,7 @@ struct DaemonSpoolRun {
             outputDirectory: output)
         configuration.spoolDurability = durability
         configuration.flushInterval = flushInterval
+        configuration.flushesWhenIdle = flushesWhenIdle
         configuration.logLevel = .warning
         return configuration
     }

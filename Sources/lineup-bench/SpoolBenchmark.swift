@@ -50,7 +50,7 @@ struct SpoolBenchmark {
 
         progress("spool (\(choice.rawValue)): daemon, \(Format.grouped(jobs)) no-op jobs enqueued flat out …")
         let throughput = try DaemonSpoolRun(
-            jobs: jobs, durability: durability, pace: .flatOut, flushInterval: flushInterval,
+            jobs: jobs, durability: durability, pace: .flatOut, flushInterval: flushInterval, flushesWhenIdle: options.flushesWhenIdle,
             directory: try BenchSupport.makeDirectory(directory.appendingPathComponent("throughput", isDirectory: true))
         ).run()
 
@@ -61,13 +61,13 @@ struct SpoolBenchmark {
         progress("spool (\(choice.rawValue)): pick-up latency, \(Format.grouped(options.pickupJobs)) jobs at \(options.pickupRate)/s …")
         let pickup = try DaemonSpoolRun(
             jobs: options.pickupJobs, durability: durability, pace: .steady(perSecond: options.pickupRate),
-            flushInterval: flushInterval,
+            flushInterval: flushInterval, flushesWhenIdle: options.flushesWhenIdle,
             directory: try BenchSupport.makeDirectory(directory.appendingPathComponent("pickup", isDirectory: true))
         ).run()
 
         progress("spool (\(choice.rawValue)): bulk, \(Format.grouped(options.bulkJobs)) no-op jobs in one bulk file …")
         let bulk = try DaemonSpoolRun(
-            jobs: options.bulkJobs, durability: durability, pace: .bulk, flushInterval: flushInterval,
+            jobs: options.bulkJobs, durability: durability, pace: .bulk, flushInterval: flushInterval, flushesWhenIdle: options.flushesWhenIdle,
             directory: try BenchSupport.makeDirectory(directory.appendingPathComponent("bulk", isDirectory: true))
         ).run()
         return Measured(durability: choice, throughput: throughput, bare: bare, pickup: pickup, bulk: bulk)
@@ -151,7 +151,7 @@ struct SpoolBenchmark {
         )
 
         table.notes.append(
-            "spool: the real JobDaemon in this process (default configuration: \(ProcessInfo.processInfo.activeProcessorCount) concurrent jobs, claim window 8, inotify + 1 s rescans, flush interval \(Format.trimmed(options.flushIntervalSeconds)) s, log level warning) over a new spool and store; job kind `\(NoOpJobTask.kind)`, whose run returns at once; a producer thread in the same process calls SpoolDirectory.enqueue (what `lineup enqueue` does) with {\"kind\": \"\(NoOpJobTask.kind)\", \"enqueuedAt\": <ns>}."
+            "spool: the real JobDaemon in this process (default configuration: \(ProcessInfo.processInfo.activeProcessorCount) concurrent jobs, claim window 8, inotify + 1 s rescans, flush interval \(Format.trimmed(options.flushIntervalSeconds)) s, \(options.flushesWhenIdle ? "also flushing when idle" : "flushing only every interval"), log level warning) over a new spool and store; job kind `\(NoOpJobTask.kind)`, whose run returns at once; a producer thread in the same process calls SpoolDirectory.enqueue (what `lineup enqueue` does) with {\"kind\": \"\(NoOpJobTask.kind)\", \"enqueuedAt\": <ns>}."
         )
         table.notes.append(
             "throughput: flat-out producer; time from the first enqueue call until the daemon announced the last job acknowledged (its file and report in done/, after the flush that carried it). The 'until the last job ran' row stops the clock when the last job finished running, before the flush that acknowledges it (up to one flush interval later). The benchmark follows the daemon's event stream (JobDaemon.events()) to see the acknowledgements (events reach a subscriber in batches, at most one a millisecond). The daemon flushes every flush interval from its start, and as soon as it runs out of work (flushesWhenIdle, its default), so the run ends at the flush after the last job ran plus the time to file that flush's group (renames only: reports are written into tmp/ as jobs finish); the 'waiting for the flush' row is that time. See each run's acknowledging flushes below. The table's throughput verdict is judged on the \(throughputJudged.rawValue) run\(throughputJudged == .none ? " because a bare fsynced spool on this disk stays below the target (see its baseline)" : "")."
