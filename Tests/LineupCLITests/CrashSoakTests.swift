@@ -49,9 +49,13 @@ extension DaemonTests {
 
                 for kill in 1...kills {
                     let daemon = try sandbox.launch(Binaries.lineupd, arguments, logName: "lineupd")
-                    for _ in 0..<Self.jobsPerRun {
-                        let (id, job) = try workload.nextJob(using: &random)
-                        workload.enqueued(id, as: try spool.enqueue(job).name)
+                    // A run in three enqueues its jobs as one bulk file, each line a job of its own.
+                    let jobs = try (0..<Self.jobsPerRun).map { _ in try workload.nextJob(using: &random) }
+                    if Int.random(in: 0..<3, using: &random) == 0 {
+                        let bulk = try spool.enqueueBulk(jobs.map(\.1))
+                        workload.enqueuedBulk(jobs.map(\.id), as: bulk.name)
+                    } else {
+                        for (id, job) in jobs { workload.enqueued(id, as: try spool.enqueue(job).name) }
                     }
                     try await Task.sleep(for: .milliseconds(Int.random(in: Self.killWindowMilliseconds, using: &random)))
                     if try !sandbox.jobFiles("active").isEmpty { killsWithJobsInActive += 1 }
@@ -66,8 +70,12 @@ extension DaemonTests {
                 }
 
                 let daemon = try await sandbox.startDaemon(["--config", configuration.path], timeout: .seconds(120))
+                // Done or failed: nothing left in new/ or active/ (a bulk's lines are done in its
+                // results, not as files of their own).
                 try await sandbox.poll("every job to be done or failed", timeout: .seconds(600), daemon: daemon) {
-                    try sandbox.jobFiles("done").count + sandbox.jobFiles("failed").count >= workload.enqueuedCount
+                    try ["new", "active"].allSatisfy { directory in
+                        try sandbox.fileNames(directory).allSatisfy { !$0.hasSuffix(".job.json") && !$0.hasSuffix(".jobs.jsonl") }
+                    }
                 }
                 daemon.send(SIGTERM)
                 #expect(try await daemon.waitForExit(timeout: .seconds(60)) == .exited(0), "\(daemon.logTail())")
@@ -99,8 +107,10 @@ struct SoakWorkload {
     private var sosKeys: [[SoakKey]] = []
     private(set) var kinds: [String: Kind] = [:]
     private var order: [String] = []
-    /// Job IDs by the name the spool gave each job file.
+    /// Job IDs by the name the spool gave each job file (a bulk line's: `<bulk>.line<N>`).
     private var idsByName: [String: String] = [:]
+    /// The job IDs of each bulk file's lines, by the bulk's name.
+    private var bulkLineIDs: [String: [String]] = [:]
     private var goodImports: [String] = []
     private var verifiedOutputs: Set<String> = []
     private var verifiedFailures: Set<String> = []
@@ -183,16 +193,58 @@ struct SoakWorkload {
         idsByName[name] = id
     }
 
+    /// Jobs enqueued as the lines of one bulk file, in order: line N is `ids[N - 1]`.
+    mutating func enqueuedBulk(_ ids: [String], as name: String) {
+        bulkLineIDs[name] = ids
+        for (index, id) in ids.enumerated() { idsByName["\(name).line\(index + 1)"] = id }
+    }
+
     /// The ID of the job of a spool file, whatever tags (claim, attempts, interruptions) its
     /// name carries.
     private func id(ofJobFile file: String) -> String? {
-        var name = Substring(file.dropLast(".job.json".count))
+        idsByName[Self.untagged(file, suffix: ".job.json")]
+    }
+
+    /// A spool file's name without `suffix` and the spool's tags (claim, attempts, interruptions).
+    private static func untagged(_ file: String, suffix: String) -> String {
+        var name = Substring(file.dropLast(suffix.count))
         while let dot = name.lastIndex(of: "."), let tag = name[name.index(after: dot)...].first, "iac".contains(tag),
             name[name.index(after: name.index(after: dot))...].allSatisfy(\.isHexDigit)
         {
             name = name[..<dot]
         }
-        return idsByName[String(name)]
+        return String(name)
+    }
+
+    /// What became of each bulk line so far: the directory its bulk file lies in, and the
+    /// outcomes its bulk's ledger (`active/`) or results (`done/`, `failed/`) record, each with
+    /// the job's report.
+    private func bulkLines() throws -> [String: (directory: String, outcomes: [(outcome: String, report: [String: Any])])] {
+        var lines: [String: (directory: String, outcomes: [(outcome: String, report: [String: Any])])] = [:]
+        var outcomesByBulk: [String: [Int: [(outcome: String, report: [String: Any])]]] = [:]
+        for (directory, suffix) in [("active", ".ledger.jsonl"), ("done", ".results.jsonl"), ("failed", ".results.jsonl")] {
+            for file in try sandbox.fileNames(directory) where file.hasSuffix(suffix) {
+                let bulk = Self.untagged(file, suffix: suffix)
+                let text = try String(contentsOf: sandbox.spool.appending(path: directory).appending(path: file), encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    // An entry a SIGKILL cut short (the daemon drops it when it reads the ledger).
+                    guard let entry = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                        let number = entry["line"] as? Int, let outcome = entry["outcome"] as? String
+                    else { continue }
+                    outcomesByBulk[bulk, default: [:]][number, default: []].append((outcome, entry["report"] as? [String: Any] ?? [:]))
+                }
+            }
+        }
+        for directory in ["new", "active", "done", "failed"] {
+            for file in try sandbox.fileNames(directory) where file.hasSuffix(".jobs.jsonl") {
+                let bulk = Self.untagged(file, suffix: ".jobs.jsonl")
+                for (index, id) in (bulkLineIDs[bulk] ?? []).enumerated() {
+                    let outcomes = (outcomesByBulk[bulk]?[index + 1] ?? []).filter { $0.outcome != "attemptFailed" }
+                    lines[id] = (directory, outcomes)
+                }
+            }
+        }
+        return lines
     }
 
     /// Checks the spool and the store of a daemon that is not running; throws what is wrong.
@@ -210,6 +262,18 @@ struct SoakWorkload {
                 files[directory, default: [:]][id] = file
             }
         }
+        // A bulk line is done once for each time its ledger says so; with no outcome it is where
+        // its bulk file is; failed, it lies in failed/ as a job file of its own (or, when a kill
+        // came between its ledger entry and that file, it is filed when its bulk is claimed again).
+        let bulkLines = try bulkLines()
+        for (id, line) in bulkLines {
+            for outcome in line.outcomes where outcome.outcome == "done" { places[id, default: []].append("done") }
+            if line.outcomes.isEmpty { places[id, default: []].append(line.directory) }
+            if line.outcomes.contains(where: { $0.outcome == "failed" }), places[id]?.contains("failed") != true {
+                if drained { throw fail("bulk line \(id) failed and is not in failed/") }
+                places[id, default: []].append("failed")
+            }
+        }
         if let lost = order.first(where: { places[$0] == nil }) { throw fail("job \(lost) is lost") }
         if let twice = places.first(where: { $0.value.count > 1 }) { throw fail("job \(twice.key) is in \(twice.value)") }
         if let invented = places.keys.first(where: { kinds[$0] == nil }) { throw fail("unknown job \(invented)") }
@@ -217,7 +281,9 @@ struct SoakWorkload {
         let failed = Set(places.filter { $0.value == ["failed"] }.keys)
         for id in done where kinds[id] == .failing { throw fail("job \(id) of a bad input is done") }
         for id in failed where !verifiedFailures.contains(id) {
-            let reason = try sandbox.failureReport(forJobFile: files["failed"]![id]!).reason
+            // A bulk line failed in its ledger, not filed yet: checked once it is.
+            guard let file = files["failed"]?[id] else { continue }
+            let reason = try sandbox.failureReport(forJobFile: file).reason
             guard kinds[id] == .failing else { throw fail("job \(id) failed: \(reason)") }
             guard reason.contains(".xml") else { throw fail("the failure of \(id) does not name its file: \(reason)") }
             verifiedFailures.insert(id)
@@ -266,7 +332,16 @@ struct SoakWorkload {
             case .importRSS?: rssDone = true
             case .importJournal?: journalDone = true
             case let .exportCSV(output)?:
-                try verifyExport(id: id, output: output, reportOf: files["done"]![id]!, fail: fail)
+                let rows: Int?
+                if let file = files["done"]?[id] {
+                    let report = try sandbox.resultReport(forJobFile: file)
+                    if case let .object(counts)? = report.details["counts"], case let .integer(count)? = counts["rows"] { rows = count } else { rows = nil }
+                } else {
+                    let report = bulkLines[id]?.outcomes.first { $0.outcome == "done" }?.report
+                    rows = ((report?["details"] as? [String: Any])?["counts"] as? [String: Any])?["rows"] as? Int
+                }
+                guard let rows else { throw fail("the report of \(id) has no row count") }
+                try verifyExport(id: id, output: output, rows: rows, fail: fail)
             case let .statistics(output)?:
                 guard verifiedOutputs.contains(output) else {
                     let data = try Data(contentsOf: sandbox.output.appending(path: output))
@@ -293,15 +368,11 @@ struct SoakWorkload {
     }
 
     /// A done export is a whole CSV file with as many rows as its report says.
-    private mutating func verifyExport(id: String, output: String, reportOf file: String, fail: (String) -> HarnessError) throws {
+    private mutating func verifyExport(id: String, output: String, rows: Int, fail: (String) -> HarnessError) throws {
         guard !verifiedOutputs.contains(output) else { return }
         let url = sandbox.output.appending(path: output)
         guard let data = FileManager.default.contents(atPath: url.path) else { throw fail("job \(id) is done, \(output) is absent") }
         guard data.ends(with: "\r\n") else { throw fail("job \(id) is done, \(output) is truncated") }
-        let report = try sandbox.resultReport(forJobFile: file)
-        guard case let .object(counts)? = report.details["counts"], case let .integer(rows)? = counts["rows"] else {
-            throw fail("the report of \(id) has no row count")
-        }
         let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count - 1
         // Quoted fields may hold line breaks; the fixtures' do not.
         guard lines == rows + 1 else { throw fail("job \(id) is done, \(output) has \(lines - 1) rows, its report \(rows)") }

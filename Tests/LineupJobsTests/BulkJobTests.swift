@@ -63,6 +63,27 @@ import Testing
         try await harness.stop(run)
     }
 
+    @Test func aJobWaitingForABulkLineDoneInAnEarlierRunGoesOn() async throws {
+        let root = FileManager.default.temporaryDirectory.appending(path: "lineup-bulk-after-\(UUID().uuidString)")
+        let first = try DaemonHarness(root: root)
+        defer { first.removeFiles() }
+        var (events, run) = try await first.start()
+        let bulk = try first.spool.enqueueBulk([try JobFile(kind: "insert-rows", id: "seed-rows", parameters: ["count": 2])])
+        try await events.finished(bulk.name + ".line1")
+        try await first.daemon.flush()
+        try await first.stop(run)
+
+        // A new daemon knows the bulk's line only from done/.
+        let second = try DaemonHarness(root: root) { $0.dependencyWaitTimeout = .milliseconds(200) }
+        (events, run) = try await second.start()
+        let dependent = try second.enqueue(["kind": "insert-rows", "count": 1, "after": ["seed-rows"]])
+        try await events.ended(dependent.name)
+        #expect(try second.spool.counts().failed == 0, "\(events.seen)")
+        try await second.daemon.flush()
+        try await second.stop(run)
+        #expect(try second.rowsOnDiskAfterStop() == 3)
+    }
+
     @Test func aRestartRunsOnlyTheLinesNotAcknowledged() async throws {
         let root = FileManager.default.temporaryDirectory.appending(path: "lineup-bulk-restart-\(UUID().uuidString)")
         // The slow line is still running at the stop: cancelled after a short grace.
