@@ -39,8 +39,9 @@ public struct JobFile: Sendable, Hashable {
     /// as timed out; nil means the daemon's default for the kind (or no limit).
     public let timeout: Double?
     /// While a job with this key is queued or running in a daemon, another one with the same key
-    /// is refused: it fails at once, naming the job that holds the key. Once that job is done
-    /// or failed, the key is free again.
+    /// is refused: it fails at once, naming the job that holds the key. Once that job has finished
+    /// running (it may still wait for the flush that acknowledges it) or failed, the key is free
+    /// again.
     public let uniqueKey: String?
     /// The job runs at this time or later (an ISO 8601 time in the file, e.g.
     /// `"2026-11-24T06:00:00Z"`); a daemon leaves it queued until then.

@@ -73,6 +73,12 @@ final class JobRecord {
         JobInfo(name: claimed.name, claim: claimed.claim, id: file?.id, kind: file?.kind, attempt: attempt)
     }
 
+    /// Whether its last attempt succeeded and it waits for the flush that acknowledges it.
+    var hasFinishedRunning: Bool {
+        if case .awaitingFlush = state { return true }
+        return false
+    }
+
     var isSettled: Bool {
         if case .settled = state { return true }
         return false

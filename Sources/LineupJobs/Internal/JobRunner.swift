@@ -254,8 +254,10 @@ final class JobRunner: @unchecked Sendable {
                     jobFile: record.claimed.enqueuedFileName, isRetryable: false))
             return
         }
+        // Held by a job queued or running: one that has finished and waits for its flush holds
+        // it no more (its file may be in done/ already, the flush's outcome on its way here).
         if let key = file.uniqueKey,
-            let holder = live.values.first(where: { $0 !== record && $0.file?.uniqueKey == key })
+            let holder = live.values.first(where: { $0 !== record && $0.file?.uniqueKey == key && !$0.hasFinishedRunning })
         {
             failPermanently(
                 record,
