@@ -35,17 +35,19 @@ extension SQLiteStore {
             sql += (scanAndSort ? "+" : "") + quoted(entity.properties[index].name) + (ascending ? " ASC, " : " DESC, ")
         }
         sql += "pk ASC"
-        if let limit = query.limit {
-            sql += " LIMIT \(limit) OFFSET \(query.offset)"
-        } else if query.offset > 0 {
-            sql += " LIMIT -1 OFFSET \(query.offset)"
+        // Bound, not written into the SQL: the statement is cached by its text, and a cache
+        // entry for every page of a paged fetch would grow for as long as the daemon runs.
+        var arguments = query.arguments
+        if query.limit != nil || query.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))]
         }
         let storeIdentifier = identifier
         let entityName = entity.name
         let nullRow = [StoreValue](repeating: .null, count: propertyCount)
         try read(on: reader) { db in
             let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
-            statement.bind(query.arguments)
+            statement.bind(arguments)
             defer { statement.reset() }
             var batch: [(ObjectID, RowSnapshot)] = []
             while try statement.step() {
