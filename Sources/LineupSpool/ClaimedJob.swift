@@ -124,7 +124,7 @@ public struct ClaimedJob: Sendable, Hashable {
             throw loadFailure
         }
         if isBulk {
-            _ = try decodeBulkLines()
+            _ = try bulkLineRanges()
             throw SpoolError(code: .malformedJobFile, path: path, message: "is a bulk file, not one job: claim its lines with claimNext()")
         }
         return try JobFile(data: contents, path: bulkLine.map { "\(path):\($0.number)" } ?? path)

@@ -92,10 +92,10 @@ extension SpoolDirectory {
         guard size == contents.count else { return [] }
         let results = try BulkLedger.read(path(of: .done) + "/" + entry.jobFileName.resultReportName)
         let bulk = ClaimedJob(fileName: entry.jobFileName.withClaim(entry.claim ?? ""), path: entry.path, contents: contents, claimedAt: Date(), loadFailure: nil)
-        guard let lines = try? bulk.decodeBulkLines() else { return [] }
-        return lines.compactMap { number, line in
+        guard let lines = try? bulk.bulkLineRanges() else { return [] }
+        return lines.compactMap { number, range in
             guard case .done? = results.settled[number] else { return nil }
-            return (try? JobFile(data: line))?.id
+            return (try? JobFile(data: contents[range]))?.id
         }
     }
 
@@ -118,39 +118,28 @@ extension SpoolDirectory {
     /// handed out. Returns the first, the bulk whole when it cannot be read (to be failed whole),
     /// or nil when every line has an outcome already (the bulk is then finished).
     func openBulk(_ bulk: ClaimedJob) throws(SpoolError) -> ClaimedJob? {
-        guard bulk.isBulk, (try? bulk.decodeBulkLines()) != nil else { return bulk }
+        guard bulk.isBulk, let ranges = try? bulk.bulkLineRanges() else { return bulk }
         let fileName = bulk.jobFileName
-        let ledgerPath = path(of: .running) + "/" + fileName.ledgerName
-        let ledger = try BulkLedger.read(ledgerPath)
-        var lines: [ClaimedJob] = []
-        var jobLineCount = 0
-        for (number, contents) in try bulk.decodeBulkLines() {
-            jobLineCount += 1
+        let ledger = try BulkLedger.read(path(of: .running) + "/" + fileName.ledgerName)
+        var waiting: [BulkClaim.WaitingLine] = []
+        for (number, range) in ranges {
             if let outcome = ledger.settled[number] {
                 if case let .failed(report) = outcome {
-                    try fileFailedLine(number, contents: contents, report: report, bulk: fileName, refiling: true)
+                    try fileFailedLine(number, contents: bulk.contents[range], report: report, bulk: fileName, refiling: true)
                 }
                 continue
             }
-            let line = BulkLine(number: number, bulkFileName: fileName, bulkPath: bulk.path)
-            var loadFailure: SpoolError?
-            if contents.count > Self.maximumJobFileSize {
-                loadFailure = SpoolError(
-                    code: .malformedJobFile, path: bulk.path + ":\(number)",
-                    message: "the line is \(contents.count) bytes, more than the limit of \(Self.maximumJobFileSize) for a job")
-            }
-            lines.append(
-                ClaimedJob(
-                    line: line, contents: loadFailure == nil ? contents : Data(), failedAttempts: ledger.failedAttempts[number] ?? 0,
-                    notBefore: nil, claimedAt: bulk.claimedAt, loadFailure: loadFailure))
+            waiting.append(BulkClaim.WaitingLine(number: number, range: range, failedAttempts: ledger.failedAttempts[number] ?? 0))
         }
         try syncIfDurable(.failed)
         let claim = bulk.claim
+        let isEmpty = waiting.isEmpty
         bulks.withLock { book in
-            book.claims[claim] = BulkClaim(fileName: fileName, jobLineCount: jobLineCount, settledCount: ledger.settled.count, lines: lines)
+            book.claims[claim] = BulkClaim(
+                bulk: bulk, jobLineCount: ranges.count, settledCount: ledger.settled.count, waiting: waiting)
             book.order.append(claim)
         }
-        if lines.isEmpty {
+        if isEmpty {
             try returnOrFinishIfIdle(claim)
             return nil
         }
@@ -283,15 +272,15 @@ extension SpoolDirectory {
 }
 
 extension ClaimedJob {
-    /// The job lines of a bulk file with their line numbers; blank lines are skipped (and
-    /// counted). Throws when the file holds no job at all.
-    func decodeBulkLines() throws(SpoolError) -> [(number: Int, contents: Data)] {
-        var lines: [(number: Int, contents: Data)] = []
+    /// Where the job lines of a bulk file lie in ``contents``, with their line numbers; blank
+    /// lines are skipped (and counted). Throws when the file holds no job at all.
+    func bulkLineRanges() throws(SpoolError) -> [(number: Int, range: Range<Int>)] {
+        var lines: [(number: Int, range: Range<Int>)] = []
         var number = 0
         for line in contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             let isBlank = line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
-            if !isBlank { lines.append((number, Data(line))) }
+            if !isBlank { lines.append((number, line.startIndex..<line.endIndex)) }
         }
         guard !lines.isEmpty else {
             throw SpoolError(code: .malformedJobFile, path: path, message: "the bulk file holds no job (one job file a line)")
@@ -307,25 +296,39 @@ struct BulkBook: Sendable {
 }
 
 /// One claimed bulk file: its lines still to hand out, and how many are out.
+///
+/// The file's bytes are kept once; a line becomes a ``ClaimedJob`` (with a copy of its bytes)
+/// only when it is handed out, so a bulk of a million lines holds a few words a line until then.
 struct BulkClaim: Sendable {
+    /// A line still to hand out.
+    struct WaitingLine: Sendable {
+        let number: Int
+        /// Where it lies in the file's bytes.
+        let range: Range<Int>
+        let failedAttempts: Int
+    }
+
     let fileName: JobFileName
     let jobLineCount: Int
+    /// The bulk file, claimed whole: its bytes, path and claim time.
+    private let bulk: ClaimedJob
     /// Lines with an outcome (in the ledger when claimed, or since).
     private(set) var settled: Set<Int> = []
     private var settledBeforeClaim: Int
     /// Lines to hand out, the last first.
-    private var waiting: [ClaimedJob]
+    private var waiting: [WaitingLine]
     /// Lines handed out and given back until their `notBefore`.
     private var postponed: [ClaimedJob] = []
     /// Lines handed out and neither settled nor given back.
     private(set) var outstanding = 0
     var isReleasing = false
 
-    init(fileName: JobFileName, jobLineCount: Int, settledCount: Int, lines: [ClaimedJob]) {
-        self.fileName = fileName
+    init(bulk: ClaimedJob, jobLineCount: Int, settledCount: Int, waiting: [WaitingLine]) {
+        self.bulk = bulk
+        self.fileName = bulk.jobFileName
         self.jobLineCount = jobLineCount
         self.settledBeforeClaim = settledCount
-        self.waiting = lines.reversed()
+        self.waiting = waiting.reversed()
     }
 
     var isFinished: Bool { settledBeforeClaim + settled.count == jobLineCount }
@@ -338,7 +341,21 @@ struct BulkClaim: Sendable {
         }
         guard let line = waiting.popLast() else { return nil }
         outstanding += 1
-        return line
+        return claimedJob(for: line)
+    }
+
+    /// A waiting line as a job of its own; one longer than a job file may be fails with why.
+    private func claimedJob(for line: WaitingLine) -> ClaimedJob {
+        var loadFailure: SpoolError?
+        if line.range.count > SpoolDirectory.maximumJobFileSize {
+            loadFailure = SpoolError(
+                code: .malformedJobFile, path: bulk.path + ":\(line.number)",
+                message: "the line is \(line.range.count) bytes, more than the limit of \(SpoolDirectory.maximumJobFileSize) for a job")
+        }
+        return ClaimedJob(
+            line: BulkLine(number: line.number, bulkFileName: fileName, bulkPath: bulk.path),
+            contents: loadFailure == nil ? Data(bulk.contents[line.range]) : Data(), failedAttempts: line.failedAttempts,
+            notBefore: nil, claimedAt: bulk.claimedAt, loadFailure: loadFailure)
     }
 
     mutating func settle(_ number: Int) {

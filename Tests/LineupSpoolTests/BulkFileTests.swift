@@ -28,6 +28,14 @@ struct BulkFileTests {
         return claimed
     }
 
+    /// A new instance on the same spool, as after a crash: recovers `active/`, then claims every
+    /// line it hands out.
+    func restartAndClaim(_ spool: SpoolDirectory) throws -> (SpoolDirectory, [ClaimedJob]) {
+        let restarted = try SpoolDirectory(root: spool.root, durability: .none)
+        try restarted.recoverActive()
+        return (restarted, try claimAll(restarted))
+    }
+
     func ledgerLines(_ spool: SpoolDirectory, _ directory: String, suffix: String) throws -> [String] {
         guard let name = try fileNames(in: spool, directory).first(where: { $0.hasSuffix(suffix) }) else { return [] }
         let text = try String(contentsOf: spool.root.appending(path: directory).appending(path: name), encoding: .utf8)
@@ -128,9 +136,7 @@ struct BulkFileTests {
             try handle.write(contentsOf: Data("{\"line\":2,\"outcome\":\"do".utf8))
             try handle.close()
 
-            let restarted = try SpoolDirectory(root: spool.root, durability: .none)
-            try restarted.recoverActive()
-            let again = try claimAll(restarted)
+            let (restarted, again) = try restartAndClaim(spool)
             #expect(again.map { $0.bulkLine?.number } == [2, 4, 5])
             try restarted.complete(again[0], report: report(2))
             #expect(try ledgerLines(restarted, "active", suffix: ".ledger.jsonl").count == 2)
@@ -147,9 +153,8 @@ struct BulkFileTests {
                 try FileManager.default.removeItem(at: spool.root.appending(path: "failed").appending(path: name))
             }
 
-            let restarted = try SpoolDirectory(root: spool.root, durability: .none)
-            try restarted.recoverActive()
-            #expect(try claimAll(restarted).map { $0.bulkLine?.number } == [1, 2, 4])
+            let (restarted, again) = try restartAndClaim(spool)
+            #expect(again.map { $0.bulkLine?.number } == [1, 2, 4])
             let failed = try restarted.entries(.failed)
             #expect(failed.count == 1)
             #expect(try fileNames(in: restarted, "failed").count == 2, "the line's job file and its error report")
@@ -171,9 +176,7 @@ struct BulkFileTests {
             let queued = try spool.entries(.queued)
             #expect(queued.count == 1 && queued[0].name == entry.name && queued[0].interruptions == 0)
 
-            let restarted = try SpoolDirectory(root: spool.root, durability: .none)
-            try restarted.recoverActive()
-            #expect(try claimAll(restarted).map { $0.bulkLine?.number } == [2, 4, 5])
+            #expect(try restartAndClaim(spool).1.map { $0.bulkLine?.number } == [2, 4, 5])
         }
     }
 
