@@ -1,4 +1,5 @@
 public import Foundation
+import LineupLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -8,28 +9,27 @@ import Darwin
 
 /// Tells a consumer when new work may be waiting in a spool's `new/` directory.
 ///
-/// ``hints`` yields once at start (jobs may already be queued), whenever inotify reports a
-/// file renamed into or closed after writing in `new/`, and on every rescan tick. A hint is
-/// only a hint: inotify drops events under load and sees nothing on network file systems,
-/// which is why the ticks exist; the consumer claims until ``SpoolDirectory/claimNext()``
-/// returns nil. Hints that arrive while the consumer is busy are merged into one, and inotify
-/// hints come at most one a millisecond: the files of a burst share one hint.
+/// The watcher calls its `hint` handler once at start (jobs may already be queued), whenever
+/// inotify reports a file renamed into or closed after writing in `new/`, and on every rescan
+/// tick. A hint is only a hint: inotify drops events under load and sees nothing on network
+/// file systems, which is why the ticks exist; the consumer claims until
+/// ``SpoolDirectory/claimNext()`` returns nil. Inotify hints come at most one a millisecond:
+/// the files of a burst share one hint.
 ///
-/// Without inotify (another OS, no more watches, a missing directory) the watcher runs on
-/// ticks alone; ``usesInotify`` says which. The waiting happens in a thread of its own, in
-/// `poll(2)` with the tick as timeout; ``stop()`` (or releasing the watcher) wakes it
-/// through a pipe, and the stream then finishes.
+/// The handler runs on the watcher's own thread, which waits in `poll(2)` with the tick as
+/// timeout, so it must return quickly: hand the claiming over to the consumer's queue, and
+/// merge hints that arrive while a claim is pending (the daemon's runner does both). Without
+/// inotify (another OS, no more watches, a missing directory) the watcher runs on ticks alone;
+/// ``usesInotify`` says which. ``stop()`` (or releasing the watcher) wakes the thread through
+/// a pipe; it calls the handler no more and lets go of it.
 ///
 /// ```swift
-/// let watcher = SpoolWatcher(spool: spool, rescanInterval: .seconds(1))
-/// for await _ in watcher.hints {
-///     while let job = try spool.claimNext() { run(job) }
+/// let claims = DispatchQueue(label: "claims")
+/// let watcher = SpoolWatcher(spool: spool, rescanInterval: .seconds(1)) {
+///     claims.async { while let job = try? spool.claimNext() { run(job) } }
 /// }
 /// ```
 public final class SpoolWatcher: Sendable {
-    /// "New work may be there", merged: at most one hint waits to be read. Iterate it from
-    /// one task only.
-    public let hints: AsyncStream<Void>
     /// Whether inotify events drive the hints (otherwise only the ticks do).
     public let usesInotify: Bool
 
@@ -40,34 +40,30 @@ public final class SpoolWatcher: Sendable {
     /// - Parameters:
     ///   - rescanInterval: the time between ticks, hints sent whatever inotify says.
     ///   - useInotify: false to run on ticks alone.
-    public init(directory: URL, rescanInterval: Duration = .seconds(1), useInotify: Bool = true) {
+    ///   - hint: called on the watcher's thread each time new work may be there.
+    public init(
+        directory: URL, rescanInterval: Duration = .seconds(1), useInotify: Bool = true,
+        hint: @escaping @Sendable () -> Void
+    ) {
         precondition(rescanInterval > .zero, "rescanInterval must be positive")
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let loop = WatchLoop(
-            directory: directory.path,
-            interval: rescanInterval,
-            useInotify: useInotify,
-            continuation: continuation
-        )
-        self.hints = stream
+        let loop = WatchLoop(directory: directory.path, interval: rescanInterval, useInotify: useInotify, hint: hint)
         self.usesInotify = loop.inotifyDescriptor >= 0
         self.loop = loop
-        continuation.onTermination = { [weak loop] _ in
-            loop?.requestStop()
-        }
-        continuation.yield(())
         let thread = Thread { loop.run() }
         thread.name = "lineup-spool-watcher"
         thread.start()
     }
 
     /// Starts watching the `new/` directory of `spool`.
-    public convenience init(spool: SpoolDirectory, rescanInterval: Duration = .seconds(1), useInotify: Bool = true) {
-        self.init(directory: spool.directory(.queued), rescanInterval: rescanInterval, useInotify: useInotify)
+    public convenience init(
+        spool: SpoolDirectory, rescanInterval: Duration = .seconds(1), useInotify: Bool = true,
+        hint: @escaping @Sendable () -> Void
+    ) {
+        self.init(directory: spool.directory(.queued), rescanInterval: rescanInterval, useInotify: useInotify, hint: hint)
     }
 
-    /// Stops watching: the thread leaves `poll(2)` at once and ``hints`` finishes. Calling it
-    /// again does nothing.
+    /// Stops watching: the thread leaves `poll(2)` at once and calls the handler no more.
+    /// Calling it again does nothing.
     public func stop() {
         loop.requestStop()
     }
@@ -77,19 +73,20 @@ public final class SpoolWatcher: Sendable {
     }
 }
 
-/// The watching thread's state. All stored properties are immutable and `Sendable`; the
-/// descriptors are closed in `deinit`, which runs only when neither the thread nor the
-/// watcher holds the loop any more, so no descriptor is closed while in use.
+/// The watching thread's state. The descriptors are immutable and closed in `deinit`, which runs
+/// only when neither the thread nor the watcher holds the loop any more, so no descriptor is
+/// closed while in use. The handler is behind a lock only so that the thread can let go of it
+/// when it stops: a stopped watcher must not keep its consumer alive.
 private final class WatchLoop: Sendable {
     let inotifyDescriptor: Int32
     private let wakeReadDescriptor: Int32
     private let wakeWriteDescriptor: Int32
     private let interval: Duration
-    private let continuation: AsyncStream<Void>.Continuation
+    private let hint: Locked<(@Sendable () -> Void)?>
 
-    init(directory: String, interval: Duration, useInotify: Bool, continuation: AsyncStream<Void>.Continuation) {
+    init(directory: String, interval: Duration, useInotify: Bool, hint: @escaping @Sendable () -> Void) {
         self.interval = interval
-        self.continuation = continuation
+        self.hint = Locked(hint)
         var descriptors: [Int32] = [-1, -1]
         if pipe(&descriptors) == 0 {
             for descriptor in descriptors {
@@ -131,7 +128,9 @@ private final class WatchLoop: Sendable {
     }
 
     func run() {
-        defer { continuation.finish() }
+        defer { hint.withLock { $0 = nil } }
+        guard let handler = hint.withLock({ $0 }) else { return }
+        handler()
         guard wakeReadDescriptor >= 0 else { return }
         let clock = ContinuousClock()
         var nextTick = clock.now.advanced(by: interval)
@@ -150,7 +149,7 @@ private final class WatchLoop: Sendable {
             }
             if descriptors.count > 1, descriptors[1].revents != 0 {
                 drainInotify()
-                continuation.yield(())
+                handler()
                 // A producer enqueuing flat out renames a file into new/ every few
                 // microseconds; one hint per file would wake this thread, the consumer and its
                 // claiming queue thousands of times a second for work one hint already covers.
@@ -160,7 +159,7 @@ private final class WatchLoop: Sendable {
                 }
             }
             if clock.now >= nextTick {
-                continuation.yield(())
+                handler()
                 nextTick = clock.now.advanced(by: interval)
             }
         }

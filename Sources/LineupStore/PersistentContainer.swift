@@ -19,14 +19,10 @@ public final class PersistentContainer: Sendable {
     public let store: SQLiteStore
     public let writerContext: ManagedObjectContext
     public let mainContext: ManagedObjectContext
-    private let automaticFlush: AutomaticFlush
-    /// Held for a whole flush: two flushes at once (the daemon's and an automatic one) would
-    /// have the second wait for the writer's disk write on the main context's queue, stalling
-    /// everything that uses the main context meanwhile. They wait here instead.
+    /// Held for a whole flush: two flushes at once would have the second wait for the writer's
+    /// disk write on the main context's queue, stalling everything that uses the main context
+    /// meanwhile. They wait here instead.
     private let flushLock = NSLock()
-
-    /// The default of ``automaticFlushRowLimit``.
-    public static let defaultAutomaticFlushRowLimit = 25_000
 
     /// Opens the store at `url` and builds the stack on it. `maximumReaderCount` bounds the pool of
     /// readers that task contexts read the store with (see
@@ -40,8 +36,6 @@ public final class PersistentContainer: Sendable {
             concurrencyType: .privateQueue, name: "writer", parent: .store(store), logger: logger)
         mainContext = ManagedObjectContext(
             concurrencyType: .mainQueue, name: "main", parent: .context(writerContext), logger: logger)
-        automaticFlush = AutomaticFlush(rowLimit: Self.defaultAutomaticFlushRowLimit, logger: logger)
-        installAutomaticFlush()
     }
 
     /// The pool's readers for `tasks` task contexts running at once: one each, so that no task
@@ -49,24 +43,6 @@ public final class PersistentContainer: Sendable {
     /// and that reads again inside a batch always finds one; never fewer than the default.
     public static func readerCount(forConcurrentTasks tasks: Int) -> Int {
         max(SQLiteStore.defaultReaderCount, tasks + 1)
-    }
-
-    private func installAutomaticFlush() {
-        mainContext.settings.withLock { settings in
-            // Weak: the main context's settings must not keep its container alive.
-            settings.childSaveAccepted = { [weak self] rows in
-                guard let self else { return }
-                automaticFlush.mainContextHolds(rows) { [weak self] in try self?.flush() }
-            }
-        }
-    }
-
-    /// When a child's save leaves more than this many unsaved rows in the main context, a flush
-    /// starts in the background, so that a large job reaches the disk while it runs and the main
-    /// context's memory stays bounded (see ``flush()``). 0 leaves flushing to the caller alone.
-    public var automaticFlushRowLimit: Int {
-        get { automaticFlush.rowLimit }
-        set { automaticFlush.rowLimit = newValue }
     }
 
     /// A private-queue child of the main context, e.g. for one job.
@@ -78,9 +54,11 @@ public final class PersistentContainer: Sendable {
     /// context is busy only for the first step, which moves changes in memory; the disk write
     /// happens on the writer's queue.
     ///
-    /// Flushes run one at a time: a flush called during another (an automatic one) waits for it,
-    /// on the calling thread. When it returns, every change the main context held when it was
-    /// called is on disk.
+    /// The container never flushes by itself: whoever runs the stack decides when (the daemon's
+    /// runner, on its interval, on signals and when the main context holds too many rows; see
+    /// ``ManagedObjectContext/observeChildSaves(_:)``). Flushes run one at a time: a flush called
+    /// during another waits for it, on the calling thread. When it returns, every change the
+    /// main context held when it was called is on disk.
     @discardableResult
     public func flush() throws -> FlushReport {
         flushLock.lock()

@@ -31,8 +31,8 @@ struct FlushTiming {
 
 /// Runs the flushes of one benchmark run and times them.
 ///
-/// A flush is `PersistentContainer.flush()`, as the daemon makes it (one at a time with the
-/// container's automatic flushes); its report times the two steps.
+/// A flush is `PersistentContainer.flush()`, as the daemon's committer makes it; its report
+/// times the two steps.
 final class FlushScheduler: Sendable {
     private struct State {
         var pending = false

@@ -11,8 +11,8 @@ import LineupTestSupport
 ///    stations, written by `SOSDocumentWriter` as an IOOS SOS document.
 /// 2. Lineup: the real `import-buoy` task (ImportBuoyTask, from `SurfJournalJobs.registry`, for a
 ///    `JobRequest`), run in the foreground as `lineup run` does, then `container.flush()`:
-///    validate → parse → child context → main → writer → disk. The container flushes on its own
-///    while the task runs (`automaticFlushRowLimit`), as it does in the daemon.
+///    validate → parse → child context → main → writer → disk. A `BackgroundFlush` flushes
+///    while the task runs once main holds more than the daemon's default `flushRowLimit`.
 /// 3. Baseline: ``MinimalSOSParser`` (libxml2 SAX2, the rows cut out by hand) and one prepared
 ///    INSERT in one transaction (``RawBuoyImportRun``) into a store of Lineup's schema.
 /// 4. Both stores must hold the same observations (counts and sums of every column).
@@ -108,7 +108,7 @@ struct ImportBenchmark {
         )
         table.notes = [
             "import: \(Format.grouped(options.observations)) observations of \(options.stations) stations (SampleObservations seed \(String(Self.seed, radix: 16))) as one SOS document of \(Format.grouped(bytes)) bytes, \(Format.grouped(validation.elementCount)) elements; both stores hold the same rows (count and the sum of every column compared).",
-            "Lineup: the import-buoy task (ImportBuoyTask from SurfJournalJobs.registry, a JobRequest, start()) run in the foreground as `lineup run` does — its libxml2 validation pass, then BuoyXMLReader.read into BuoyUpserter (chunks of 10,000 saved into main, context reset); meanwhile the container's automatic flush writes main → writer → disk in the background each time main holds more than \(Format.grouped(container.automaticFlushRowLimit)) rows (its default, as in the daemon); then container.flush() for the rest (\(Format.seconds(lineup.flushElapsed)) of the total). Not the daemon: no spool, no flush interval. Peak RSS \(peakWasReset ? Format.megabytes(peakResident) : "n/a") (\(Format.megabytes(residentBefore)) before); CPU \(Format.seconds(lineupCPU)) (all threads; the baseline uses one).",
+            "Lineup: the import-buoy task (ImportBuoyTask from SurfJournalJobs.registry, a JobRequest, start()) run in the foreground as `lineup run` does — its libxml2 validation pass, then BuoyXMLReader.read into BuoyUpserter (chunks of 10,000 saved into main, context reset); meanwhile a BackgroundFlush writes main → writer → disk on a queue of its own each time main holds more than \(Format.grouped(SurfJobRun.flushRowLimit)) rows (the daemon's default flushRowLimit; the daemon's runner flushes the same way through its committer); then container.flush() for the rest (\(Format.seconds(lineup.flushElapsed)) of the total). Not the daemon: no spool, no flush interval. Peak RSS \(peakWasReset ? Format.megabytes(peakResident) : "n/a") (\(Format.megabytes(residentBefore)) before); CPU \(Format.seconds(lineupCPU)) (all threads; the baseline uses one).",
             "baseline: libxml2's SAX2 push parser (64 KiB chunks, as Lineup's reader) with a start/end callback that notices swe:values and a characters callback that cuts it into rows, parsed by hand (strtod, fixed-layout ISO-8601); one prepared INSERT per row in one transaction with SQLite's C API into a store of Lineup's schema (unique (station, time) and time indexes), WAL, synchronous = FULL; time from opening the file until COMMIT returns.",
             "breakdown rows: each parse alone, delivering to nothing; the empty-callback libxml2 pass is DESIGN §7's XML baseline and what ImportBuoyTask's validation costs.",
             "machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",

@@ -15,12 +15,14 @@ struct SurfJobResult {
 }
 
 /// Runs one SurfJournal job in the foreground, as `lineup run` does: the real task from
-/// `SurfJournalJobs.registry` for a `JobRequest`, `start()`, then `container.flush()`
-/// (main → writer → disk).
+/// `SurfJournalJobs.registry` for a `JobRequest`, `start()` with a `BackgroundFlush` at the
+/// daemon's default row limit, then `container.flush()` (main → writer → disk).
 struct SurfJobRun {
     let container: PersistentContainer
     let inputDirectory: URL
     let outputDirectory: URL
+    /// The main context's rows past which a flush starts while the task runs.
+    static let flushRowLimit = DaemonConfiguration.defaultFlushRowLimit
 
     func run(kind: String, parameters: [String: JSONValue]) throws -> SurfJobResult {
         let file = try JobFile(kind: kind, parameters: parameters)
@@ -30,8 +32,10 @@ struct SurfJobRun {
             paths: PathPolicy(inputDirectory: inputDirectory, outputDirectory: outputDirectory), container: container,
             logger: BenchSupport.logger())
         let started = MonotonicClock.now()
+        let flushing = BackgroundFlush(container: container, rowLimit: Self.flushRowLimit, logger: BenchSupport.logger())
         let task = try SurfJournalJobs.registry.makeTask(for: request)
         task.start()
+        try flushing.finish()
         guard case let .succeeded(outcome)? = task.result else {
             throw BenchError(.lineup, "\(kind) failed: \(task.result?.error.map { "\($0)" } ?? "cancelled")")
         }

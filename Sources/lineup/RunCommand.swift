@@ -34,8 +34,12 @@ struct RunCommand: ParsableCommand {
             jobID: job.id ?? url.lastPathComponent, name: url.lastPathComponent, file: job, jobFilePath: url.path,
             paths: PathPolicy(inputDirectory: URL(fileURLWithPath: input), outputDirectory: URL(fileURLWithPath: output)),
             container: container, logger: logger)
+        // As in the daemon (`flushRowLimit`): a large import reaches the disk while it runs, and
+        // the main context's memory stays bounded.
+        let flushing = BackgroundFlush(container: container, rowLimit: DaemonConfiguration.defaultFlushRowLimit, logger: logger)
         let task = try SurfJournalJobs.registry.makeTask(for: request)
         task.start()
+        try flushing.finish()
         switch task.result {
         case let .succeeded(outcome)?:
             try container.flush()

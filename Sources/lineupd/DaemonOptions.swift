@@ -21,6 +21,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var flushInterval: Double?
     @Flag(inversion: .prefixedNo, help: "Flush as soon as no job is queued or running, not only every flush interval (default: on).")
     var flushWhenIdle: Bool?
+    @Option(help: "Flush as soon as jobs have saved more than this many rows into the main context, 0 for never (default 25000).")
+    var flushRowLimit: Int?
     @Option(help: "Seconds running jobs get to finish at shutdown, 0 to a year (default 20).")
     var gracePeriod: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
@@ -59,6 +61,9 @@ struct DaemonOptions: ParsableArguments, Sendable {
         }
         if let flushWhenIdle {
             configuration.flushesWhenIdle = flushWhenIdle
+        }
+        if let flushRowLimit {
+            configuration.flushRowLimit = flushRowLimit
         }
         if let gracePeriod {
             configuration.gracePeriod = try DaemonConfiguration.duration(seconds: gracePeriod, of: "--grace-period")

@@ -26,7 +26,8 @@ struct CommandLineTests {
             #expect(
                 listed == [
                     "--store", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
-                    "--flush-when-idle/--no-flush-when-idle", "--grace-period", "--log-level", "--keep-done", "--timeout", "--http-address", "--log-format", "-h,",
+                    "--flush-when-idle/--no-flush-when-idle", "--flush-row-limit", "--grace-period", "--log-level", "--keep-done", "--timeout",
+                    "--http-address", "--log-format", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
         }

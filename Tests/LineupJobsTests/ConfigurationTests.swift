@@ -214,6 +214,21 @@ import Testing
         #expect(error.message.contains("`flushWhenIdle` must be true or false"), "\(error.message)")
     }
 
+    @Test func flushRowLimitIsReadAndReloadable() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = try load(#"{"flushRowLimit": 0}"#)
+        #expect(configuration.flushRowLimit == 0)
+        #expect(try load("{}").flushRowLimit == DaemonConfiguration.defaultFlushRowLimit)
+        var base = configuration
+        base.flushRowLimit = 5_000
+        #expect(base.reloading(from: configuration).flushRowLimit == 0)
+        #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
+        let negative = try #require(throws: DaemonError.self) { try load(#"{"flushRowLimit": -1}"#) }
+        #expect(negative.message.contains("`flushRowLimit` must be from 0"), "\(negative.message)")
+        let text = try #require(throws: DaemonError.self) { try load(#"{"flushRowLimit": "many"}"#) }
+        #expect(text.message.contains("`flushRowLimit` must be a whole number"), "\(text.message)")
+    }
+
     @Test func cronJobsAreReadAndReloadable() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = try load(

@@ -42,7 +42,10 @@ import Testing
     }
 
     @Test func kindsAreListedSorted() {
-        #expect(testRegistry().kinds == ["copy-file", "count-rows", "fail-n-times", "insert-rows", "relabel", "save-then-fail", "slow", "stubborn"])
+        #expect(
+            testRegistry().kinds == [
+                "copy-file", "count-rows", "fail-n-times", "insert-rows", "relabel", "save-then-fail", "save-then-wait", "slow", "stubborn",
+            ])
     }
 
     @Test func unknownKindNamesTheKindTheKnownKindsAndTheFile() throws {
@@ -52,7 +55,7 @@ import Testing
         #expect(
             error.description
                 == "/spool/active/job.job.json: unknown kind: no task is registered for kind \"import-tide\" "
-                + "(known kinds: copy-file, count-rows, fail-n-times, insert-rows, relabel, save-then-fail, slow, stubborn)")
+                + "(known kinds: copy-file, count-rows, fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn)")
     }
 
     @Test func missingParameterNamesTheField() throws {

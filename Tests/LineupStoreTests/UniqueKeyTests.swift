@@ -171,34 +171,6 @@ import Testing
         #expect(try stack.container.store.integrityCheck() == "ok")
     }
 
-    @Test func aLargeBacklogInTheMainContextIsFlushedWithoutBeingAsked() async throws {
-        let stack = try TemporaryStack()
-        stack.container.automaticFlushRowLimit = 100
-        var written = stack.container.writerContext.didSaveEvents().makeAsyncIterator()
-        let job = stack.container.newTaskContext(name: "bulk")
-        try job.performAndWait {
-            for index in 0..<150 { job.insertEntry("spot \(index)") }
-            try job.save()
-        }
-        let event = await written.next()
-        #expect(event?.insertedObjectIDs.count == 150)
-        #expect(try stack.rowsOnDisk("Entry") == 150)
-    }
-
-    @Test func withoutARowLimitTheMainContextKeepsItsRowsUntilAFlush() throws {
-        let stack = try TemporaryStack()
-        stack.container.automaticFlushRowLimit = 0
-        let job = stack.container.newTaskContext(name: "bulk")
-        try job.performAndWait {
-            for index in 0..<150 { job.insertEntry("spot \(index)") }
-            try job.save()
-        }
-        // The hook runs inside the main context's accept: with no limit, no flush was started.
-        #expect(stack.main.performAndWait { stack.main.pendingChanges().count } == 150)
-        try stack.container.flush()
-        #expect(try stack.rowsOnDisk("Entry") == 150)
-    }
-
     // MARK: - A constraint added to an existing store
 
     /// Opens the store at `url` with the entity `Entry` of `type` (one `location` property).

@@ -41,6 +41,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// the last of them are acknowledged at once instead of up to a flush interval later.
     /// Default true.
     public var flushesWhenIdle: Bool
+    /// The daemon also flushes as soon as the main context holds more than this many unsaved
+    /// rows (saved into it by jobs, finished or still running), so that a large import reaches
+    /// the disk while it runs and the main context's memory stays bounded; 0 turns it off.
+    /// Default ``defaultFlushRowLimit``.
+    public var flushRowLimit: Int
     /// How long running jobs may take to finish at shutdown before they are cancelled.
     /// Default 20 s (below systemd's 90 s stop timeout).
     public var gracePeriod: Duration
@@ -130,6 +135,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.claimWindow = nil
         self.flushInterval = .seconds(5)
         self.flushesWhenIdle = true
+        self.flushRowLimit = Self.defaultFlushRowLimit
         self.gracePeriod = .seconds(20)
         self.cancellationTimeout = .seconds(5)
         self.flushBacklogLimit = 100
@@ -149,6 +155,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.cron = []
     }
 
+    /// The default of ``flushRowLimit``: a few chunks of an import (10,000 rows each), a few
+    /// tens of megabytes of changes.
+    public static let defaultFlushRowLimit = 25_000
+
     /// The claim window in effect.
     public var effectiveClaimWindow: Int {
         max(1, claimWindow ?? max(8, 4 * totalConcurrency))
@@ -165,6 +175,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         copy.logLevel = other.logLevel
         copy.flushInterval = other.flushInterval
         copy.flushesWhenIdle = other.flushesWhenIdle
+        copy.flushRowLimit = other.flushRowLimit
         copy.maxConcurrentJobs = other.maxConcurrentJobs
         copy.claimWindow = other.claimWindow
         copy.retry = other.retry
@@ -255,7 +266,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         let counts: [(String, Int?, ClosedRange<Int>)] = [
             ("concurrency", maxConcurrentJobs, 1...1_024), ("claimWindow", claimWindow, 1...1_000_000),
             ("maxAttempts", retry.maxAttempts, 1...1_000), ("poisonThreshold", maxInterruptions, 1...1_000),
-            ("flushBacklogLimit", flushBacklogLimit, 1...10_000_000),
+            ("flushBacklogLimit", flushBacklogLimit, 1...10_000_000), ("flushRowLimit", flushRowLimit, 0...100_000_000),
         ]
         for (name, value, range) in counts {
             if let value, !range.contains(value) {

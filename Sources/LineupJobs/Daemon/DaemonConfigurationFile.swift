@@ -27,6 +27,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var claimWindow: Int?
     public var flushInterval: Double?
     public var flushWhenIdle: Bool?
+    public var flushRowLimit: Int?
     public var gracePeriod: Double?
     public var cancellationTimeout: Double?
     public var flushBacklogLimit: Int?
@@ -126,14 +127,15 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case store, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, gracePeriod, cancellationTimeout,
+        case store, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, gracePeriod,
+            cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron
 
         var kind: ValueKind {
             switch self {
             case .store, .spool, .input, .output, .logLevel: .string
-            case .concurrency, .claimWindow, .flushBacklogLimit, .maxAttempts, .poisonThreshold: .wholeNumber
+            case .concurrency, .claimWindow, .flushRowLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold: .wholeNumber
             case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
                 .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone, .timeout:
                 .seconds
@@ -236,6 +238,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.rescanInterval = duration(rescanInterval, result.rescanInterval)
         result.usesInotify = inotify ?? result.usesInotify
         result.flushesWhenIdle = flushWhenIdle ?? result.flushesWhenIdle
+        result.flushRowLimit = flushRowLimit ?? result.flushRowLimit
         result.statusInterval = duration(statusInterval, result.statusInterval)
         result.logLevel = logLevel ?? result.logLevel
         result.keepDone = keepDone.map { .nanoseconds(Int64($0 * 1e9)) } ?? result.keepDone

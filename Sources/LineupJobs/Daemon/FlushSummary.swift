@@ -13,6 +13,8 @@ public struct FlushSummary: Sendable, Hashable {
         case dependency
         /// No job was queued or running any more (``DaemonConfiguration/flushesWhenIdle``).
         case idle
+        /// The main context held more rows than ``DaemonConfiguration/flushRowLimit``.
+        case rowLimit
         /// The last flush before the daemon stops.
         case shutdown
     }

@@ -212,16 +212,17 @@ public final class JobDaemon: Service, Sendable {
             ])
         broadcaster.emit(.started(recovery: recovery))
         await runner.refreshStatus()
+        // The runner's two cues from below: files in new/, and rows piling up in the main context.
         let watcher = SpoolWatcher(
-            spool: spool, rescanInterval: configuration.rescanInterval, useInotify: configuration.usesInotify)
+            spool: spool, rescanInterval: configuration.rescanInterval, useInotify: configuration.usesInotify,
+            hint: { runner.claimAvailable() })
+        let childSaves = container.mainContext.observeChildSaves { [weak runner] saved in
+            runner?.mainContextHolds(saved.pendingRowCount)
+        }
+        defer { childSaves.cancel() }
 
         await withTaskCancellationOrGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await _ in watcher.hints {
-                        runner.claimAvailable()
-                    }
-                }
                 group.addTask { await self.flushLoop(runner) }
                 group.addTask { await self.statusLoop(runner, interval: configuration.statusInterval) }
                 group.addTask { await self.retentionLoop(spool) }

@@ -161,6 +161,23 @@ extension JobRunner {
         }
     }
 
+    /// Called on the main context's queue after a job's save was accepted into it: past
+    /// ``RunnerSettings/flushRowLimit`` rows, flushes now rather than at the interval, so that a
+    /// large import reaches the disk while it runs and the main context stays bounded. The
+    /// flush is the committer's, like every other: the daemon has one way to flush. Saves that
+    /// come while such a flush is asked for, or runs, ask for none more.
+    func mainContextHolds(_ rows: Int) {
+        let limit = settings.withLock { $0.flushRowLimit }
+        guard limit > 0, rows > limit,
+            rowLimitFlushPending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        coordinator.async {
+            defer { self.rowLimitFlushPending.store(false, ordering: .releasing) }
+            guard self.committing.isEmpty else { return }
+            self.scheduleEarlyFlush(.rowLimit)
+        }
+    }
+
     /// Flushes when finished jobs wait for their acknowledgement and nothing else is to be
     /// done: nothing queued or running (claiming just found `new/` empty), no flush under way
     /// (its end looks again). Under load the queue never drains, and jobs are acknowledged one

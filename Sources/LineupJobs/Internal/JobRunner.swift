@@ -4,6 +4,7 @@ import LineupSpool
 import LineupStore
 import Logging
 import LineupLocking
+import Synchronization
 
 /// Runs claimed jobs on one `OperationQueue` and acknowledges them after the flush that
 /// carries their changes (group commit).
@@ -43,6 +44,10 @@ final class JobRunner: @unchecked Sendable {
     let settings: Locked<RunnerSettings>
     let jitter: @Sendable () -> Double
     let startedAt = Date()
+    /// Whether a claim asked for by ``claimAvailable()`` has not reached the coordinator yet.
+    let claimPending = Atomic<Bool>(false)
+    /// Whether a flush asked for by ``mainContextHolds(_:)`` has not reached the coordinator yet.
+    let rowLimitFlushPending = Atomic<Bool>(false)
 
     /// Unsettled jobs by claim (names may repeat; claims do not).
     var live: [String: JobRecord] = [:]
@@ -149,9 +154,16 @@ final class JobRunner: @unchecked Sendable {
 
     // MARK: - Claiming
 
-    /// Claims queued jobs while the claim window has room (a hint that `new/` may hold jobs).
+    /// Claims queued jobs while the claim window has room: `new/` may hold jobs (the spool
+    /// watcher's hint, called on its thread). Hints that come while a claim is pending are one
+    /// claim: it looks at `new/` after them.
     func claimAvailable() {
-        coordinator.async { self.claimWhileRoom() }
+        guard claimPending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        coordinator.async {
+            self.claimPending.store(false, ordering: .releasing)
+            self.claimWhileRoom()
+        }
     }
 
     func claimWhileRoom() {

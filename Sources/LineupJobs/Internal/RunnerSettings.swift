@@ -8,6 +8,7 @@ struct RunnerSettings: Sendable {
     var maxConcurrentJobs: Int
     var flushInterval: Duration
     var flushesWhenIdle: Bool
+    var flushRowLimit: Int
     var dependencyWaitTimeout: Duration
     var flushBacklogLimit: Int
     var flushFailureTimeout: Duration
@@ -27,6 +28,7 @@ struct RunnerSettings: Sendable {
         self.maxConcurrentJobs = configuration.maxConcurrentJobs
         self.flushInterval = configuration.flushInterval
         self.flushesWhenIdle = configuration.flushesWhenIdle
+        self.flushRowLimit = configuration.flushRowLimit
         self.dependencyWaitTimeout = configuration.dependencyWaitTimeout
         self.flushBacklogLimit = configuration.flushBacklogLimit
         self.flushFailureTimeout = configuration.flushFailureTimeout

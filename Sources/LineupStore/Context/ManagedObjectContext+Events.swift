@@ -25,6 +25,18 @@ extension ManagedObjectContext {
         willSaveObservers.stream()
     }
 
+    /// Calls `observer` each time a child's save has been accepted into this context, on this
+    /// context's queue (see ``ChildSaveAccepted``). Keep it short: the child's save returns after
+    /// it.
+    public func observeChildSaves(_ observer: @escaping @Sendable (ChildSaveAccepted) -> Void) -> SaveObservation {
+        childSaveObservers.add(observer)
+    }
+
+    /// The ``ChildSaveAccepted`` events of this context, as an async sequence.
+    public func childSaveEvents() -> AsyncStream<ChildSaveAccepted> {
+        childSaveObservers.stream()
+    }
+
     // MARK: - Internal
 
     /// Records a change for the next ``ObjectsDidChange`` event, when someone observes them.

@@ -270,9 +270,7 @@ extension ManagedObjectContext {
         needsPublish = true
         processPendingChanges()
         notifyChildren(of: ContextDidSave(changes: changes, exceptions: exceptions), except: child)
-        if let childSaveAccepted = settings.withLock({ $0.childSaveAccepted }) {
-            childSaveAccepted(childChanges.count)
-        }
+        childSaveObservers.post(ChildSaveAccepted(childName: child.name, pendingRowCount: childChanges.count))
         return exceptions
     }
 

@@ -97,14 +97,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let didSaveObservers = EventObservers<ContextDidSave>()
     let objectsDidChangeObservers = EventObservers<ObjectsDidChange>()
     let willSaveObservers = EventObservers<ContextWillSave>()
+    let childSaveObservers = EventObservers<ChildSaveAccepted>()
 
     struct Settings {
         var mergePolicy: MergePolicy?
         var automaticallyMergesChangesFromParent = false
         var slowWaitThreshold: Duration = .milliseconds(250)
-        /// Called on the queue after this context accepted a child's save, with the number of
-        /// unsaved rows it now holds from children (see `AutomaticFlush`).
-        var childSaveAccepted: (@Sendable (_ pendingRows: Int) -> Void)?
     }
 
     init(concurrencyType: ConcurrencyType, name: String, parent: Parent, logger: Logger) {

@@ -89,6 +89,37 @@ final class SlowTask: JobTask, @unchecked Sendable {
     }
 }
 
+/// Saves a chunk of `count` rows into the main context, as a chunked import does, then waits
+/// for the latch (`running` says it got there) and returns.
+final class SaveThenWaitTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        let count: Int
+    }
+
+    let parameters: Parameters
+    let latch: Latch
+    let running: Latch
+
+    init(request: JobRequest, parameters: Parameters, latch: Latch, running: Latch) {
+        self.parameters = parameters
+        self.latch = latch
+        self.running = running
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        for number in 0..<parameters.count {
+            TestRow(context: context).label = "chunk, row \(number)"
+        }
+        try context.save()
+        running.open()
+        while !latch.wait(timeout: 0.005) {
+            try checkCancellation()
+        }
+        return JobOutcome(summary: "saved a chunk, then waited")
+    }
+}
+
 /// Saves a chunk of `count` rows into the main context, as a chunked import does, then fails
 /// for good before its last chunk.
 final class SaveThenFailTask: JobTask, @unchecked Sendable {
@@ -190,6 +221,9 @@ func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegist
     }
     registry.register("stubborn") { request in
         SlowTask(request: request, latch: latch, running: running, ignoresCancellation: true)
+    }
+    registry.register("save-then-wait", parameters: SaveThenWaitTask.Parameters.self) { request, parameters in
+        SaveThenWaitTask(request: request, parameters: parameters, latch: latch, running: running)
     }
     registry.register("save-then-fail", parameters: SaveThenFailTask.Parameters.self) { request, parameters in
         SaveThenFailTask(request: request, parameters: parameters)

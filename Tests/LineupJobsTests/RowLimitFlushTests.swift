@@ -1,0 +1,67 @@
+import Foundation
+import LineupJobs
+import LineupSpool
+import LineupStore
+import Testing
+
+/// `flushRowLimit`: once jobs have saved more rows into the main context than the limit, the
+/// daemon flushes them at once, through the same committer as every other flush, rather than at
+/// the interval: a large import reaches the disk while it still runs.
+@Suite(.timeLimit(.minutes(1))) struct RowLimitFlushTests {
+    func flushes(_ events: EventLog) -> [FlushSummary] {
+        events.seen.compactMap { if case let .flushed(summary) = $0 { summary } else { nil } }
+    }
+
+    @Test func aRunningJobsSavedChunkReachesTheDiskOncePastTheLimit() async throws {
+        // The interval is an hour and idle flushes are off: only the row limit can flush.
+        let harness = try DaemonHarness { $0.flushRowLimit = 100 }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "save-then-wait", "count": 150])
+        #expect(await harness.running.opened(), "the job saved its chunk")
+        let flushed = try await events.next { if case .flushed = $0 { true } else { false } }
+        guard case let .flushed(summary) = flushed else { return }
+        #expect(summary.reason == .rowLimit)
+        #expect(summary.rowsWritten == 150)
+        #expect(summary.acknowledged.isEmpty, "the job still runs: the flush carried its chunk, not its acknowledgement")
+        #expect(try harness.rowsOnDisk() == 150)
+        #expect(try harness.spool.counts().done == 0)
+
+        harness.latch.open()
+        try await events.finished(entry.name)
+        try await harness.stop(run)
+        await events.drain()
+        #expect(try harness.spool.counts().done == 1)
+        #expect(flushes(events).map(\.reason) == [.rowLimit, .shutdown])
+    }
+
+    @Test func atOrUnderTheLimitTheRowsWaitForTheInterval() async throws {
+        let harness = try DaemonHarness { $0.flushRowLimit = 150 }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        try harness.enqueue(["kind": "save-then-wait", "count": 150])
+        #expect(await harness.running.opened())
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try harness.rowsOnDisk() == 0)
+        #expect(try harness.mainContextHasChanges())
+        harness.latch.open()
+        try await harness.stop(run)
+        await events.drain()
+        #expect(flushes(events).map(\.reason) == [.shutdown])
+        #expect(try harness.rowsOnDiskAfterStop() == 150)
+    }
+
+    @Test func zeroTurnsItOff() async throws {
+        let harness = try DaemonHarness { $0.flushRowLimit = 0 }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        try harness.enqueue(["kind": "save-then-wait", "count": 150])
+        #expect(await harness.running.opened())
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try harness.rowsOnDisk() == 0)
+        harness.latch.open()
+        try await harness.stop(run)
+        await events.drain()
+        #expect(flushes(events).map(\.reason) == [.shutdown])
+    }
+}
