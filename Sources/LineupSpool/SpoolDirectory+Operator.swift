@@ -1,8 +1,8 @@
 import Foundation
 
-/// What an operator does by hand (`lineup failed`, `retry`, `cancel`, `show`), each step one
-/// atomic rename, so that two operators (or an operator and a daemon) racing for the same job
-/// never both get it.
+/// What an operator does by hand (`lineup failed`, `retry`, `cancel`, `show`, and the
+/// dashboard's discard), each step one atomic rename or unlink, so that two operators (or an
+/// operator and a daemon) racing for the same job never both get it.
 extension SpoolDirectory {
     /// The job files in `state` whose job id (the file's `id` field) or enqueued name is `id`.
     /// A file that cannot be read or decoded matches by its name only.
@@ -86,5 +86,27 @@ extension SpoolDirectory {
             interruptions: job.interruptions, retryable: false, startedAt: nil, finishedAt: Date())
         try fail(job, report: report)
         return SpoolEntry(fileName: job.jobFileName, state: .failed, path: path(of: .failed) + "/" + job.fileName)
+    }
+
+    /// Removes a failed job for good: its file first (one unlink, so that of two operators
+    /// discarding or retrying it at once, one wins), then its error report and, for a bulk file,
+    /// what its lines did. A job that waits for it in `after` then waits for an unknown id.
+    ///
+    /// - Throws: ``SpoolError`` with code ``SpoolError/Code/notFound`` when the job is no longer
+    ///   in `failed/` (discarded or retried already); ``SpoolError/Code/invalidPath`` when
+    ///   `entry` is not a failed job.
+    public func discard(_ entry: SpoolEntry) throws(SpoolError) {
+        guard entry.state == .failed else {
+            throw SpoolError(code: .invalidPath, path: entry.path, message: "is not in failed/, so it cannot be discarded")
+        }
+        guard try FileSystem.removeFileIfPresent(entry.path) else {
+            throw SpoolError(code: .notFound, path: entry.path, message: "is no longer in failed/ (discarded or retried already)")
+        }
+        let failed = path(of: .failed) + "/"
+        try FileSystem.removeFile(failed + entry.jobFileName.errorReportName)
+        if entry.isBulk {
+            try FileSystem.removeFile(failed + entry.jobFileName.resultReportName)
+        }
+        try syncIfDurable(.failed)
     }
 }

@@ -40,50 +40,13 @@ struct StatusCommand: ParsableCommand {
     }
 
     private func render(_ directory: SpoolDirectory) throws -> String {
-        let snapshot = try StatusSnapshot(directory)
+        let snapshot = try StatusSnapshot(directory, recentFailureCount: Self.recentFailureCount)
         return json ? try snapshot.json() + "\n" : snapshot.text(now: Date())
     }
 }
 
-/// What `lineup status` shows, read once.
-struct StatusSnapshot: Encodable {
-    struct Failure: Encodable {
-        var name: String
-        var id: String?
-        var kind: String?
-        var reason: String
-        var attempts: Int
-        var finishedAt: Date
-    }
-
-    var counts: [String: Int]
-    var unrecognized: [String]
-    var daemon: DaemonStatus?
-    var recentFailures: [Failure]
-
-    init(_ directory: SpoolDirectory) throws {
-        let counts = try directory.counts()
-        self.counts = ["queued": counts.queued, "running": counts.running, "done": counts.done, "failed": counts.failed]
-        unrecognized = try directory.unrecognizedQueueEntries()
-        daemon = try? DaemonStatus(contentsOfSpoolAt: directory.root)
-        recentFailures = try directory.entries(.failed)
-            .compactMap { entry in
-                (try? directory.failureReport(for: entry)).map {
-                    Failure(name: entry.name, id: $0.id, kind: $0.kind, reason: $0.reason, attempts: $0.attempts, finishedAt: $0.finishedAt)
-                }
-            }
-            .sorted { $0.finishedAt > $1.finishedAt }
-            .prefix(StatusCommand.recentFailureCount)
-            .map { $0 }
-    }
-
-    func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
-    }
-
+/// The text `lineup status` prints.
+extension StatusSnapshot {
     func text(now: Date) -> String {
         var lines = ["queued \(counts["queued"]!), running \(counts["running"]!), done \(counts["done"]!), failed \(counts["failed"]!)"]
         for name in unrecognized {

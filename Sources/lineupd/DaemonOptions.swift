@@ -31,8 +31,10 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var keepDone: String?
     @Option(help: "How long one attempt of a job may run, e.g. 30m (default: no limit); a job file's `timeout` and the configuration's `timeoutByKind` come first.")
     var timeout: String?
-    @Option(help: "Serve /metrics (Prometheus) and /health at HOST:PORT, e.g. 127.0.0.1:9464 (default: off).")
+    @Option(help: "Serve the dashboard, its API, /metrics (Prometheus) and /health at HOST:PORT, e.g. 127.0.0.1:9464 (default: off).")
     var httpAddress: String?
+    @Option(help: "A file whose first line is the token the dashboard's actions (retry, discard, flush) need; without it they are off.")
+    var httpTokenFile: String?
     @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
     var logFormat: LogFormat = .text
 

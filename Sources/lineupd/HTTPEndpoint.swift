@@ -10,6 +10,7 @@ import ServiceLifecycle
 
 /// `lineupd --http-address HOST:PORT`: an HTTP server beside the daemon, off by default.
 ///
+/// - The dashboard and its JSON API under `/api` (``Dashboard``).
 /// - `GET /metrics`: every metric of ``DaemonMetrics`` in the Prometheus text format; the
 ///   gauges are read from the daemon as the scrape asks, so they are never stale.
 /// - `GET /health`: 200 and `{"status":"ok"}` while the daemon runs and its acknowledgements go
@@ -22,6 +23,8 @@ struct HTTPEndpoint: Service {
     let spoolURL: URL
     let metrics: DaemonMetrics
     let registry: PrometheusCollectorRegistry
+    /// What the dashboard's actions need; nil: they are off.
+    let token: ActionToken?
     let logger: Logger
 
     /// Parses `HOST:PORT` (`127.0.0.1:9464`, `[::1]:9464`, `localhost:0` for any free port).
@@ -40,6 +43,11 @@ struct HTTPEndpoint: Service {
         return (host, port)
     }
 
+    /// Whether `host` reaches this machine only: there, reading the dashboard needs no token.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     func run() async throws {
         let router = Router()
         router.get("metrics") { _, _ in
@@ -55,13 +63,15 @@ struct HTTPEndpoint: Service {
             headers[.contentType] = "application/json"
             return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
         }
+        Dashboard(daemon: daemon, spoolURL: spoolURL, token: token, readsNeedToken: !Self.isLoopback(host), logger: logger)
+            .register(on: router)
         let logger = self.logger
         let application = Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "lineupd"),
             onServerRunning: { channel in
                 let address = channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
-                logger.info("HTTP endpoint listening (/metrics, /health)", metadata: ["address": "\(address)"])
+                logger.info("HTTP endpoint listening (/, /api, /metrics, /health)", metadata: ["address": "\(address)"])
             },
             logger: logger)
         try await application.run()

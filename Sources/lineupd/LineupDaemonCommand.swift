@@ -74,6 +74,15 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("\(error)")
             }
+            var token: ActionToken?
+            if let file = options.httpTokenFile {
+                do {
+                    token = try ActionToken(contentsOf: URL(fileURLWithPath: file))
+                } catch {
+                    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+                    throw ExitCode(78)
+                }
+            }
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             let metrics = DaemonMetrics()
@@ -82,7 +91,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             services.append(
                 HTTPEndpoint(
                     host: host, port: port, daemon: daemon, spoolURL: configuration.spoolURL, metrics: metrics,
-                    registry: registry, logger: logger))
+                    registry: registry, token: token, logger: logger))
         }
         do {
             try await daemon.runWithSignalHandling(alongside: services)

@@ -27,7 +27,7 @@ struct CommandLineTests {
                 listed == [
                     "--store", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
                     "--flush-when-idle/--no-flush-when-idle", "--flush-row-limit", "--grace-period", "--log-level", "--keep-done", "--timeout",
-                    "--http-address", "--log-format", "-h,",
+                    "--http-address", "--http-token-file", "--log-format", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
         }

@@ -17,7 +17,7 @@ extension DaemonTests {
             try await withSandbox { sandbox in
                 let sample = try BuoyFixtures.copySample(BuoyFixtures.sosSample, into: sandbox.input)
                 let daemon = try await sandbox.startDaemon(["--http-address", "127.0.0.1:0", "--flush-interval", "0.2"])
-                let base = try await endpoint(of: daemon, in: sandbox)
+                let base = try await sandbox.httpEndpoint(of: daemon)
 
                 let health = try await get(base.appending(path: "health"))
                 #expect(health.status == 200)
@@ -71,18 +71,6 @@ extension DaemonTests {
                 #expect(result.termination == .exited(69), "\(result.standardError)")
                 #expect(result.standardError.contains("the HTTP endpoint at \(address) failed"), "\(result.standardError)")
             }
-        }
-
-        /// Waits for the endpoint's log line and returns its base URL.
-        private func endpoint(of daemon: ChildProcess, in sandbox: Sandbox) async throws -> URL {
-            var address: String?
-            try await sandbox.poll("the HTTP endpoint to listen", timeout: .seconds(30), daemon: daemon) {
-                let line = sandbox.daemonLog.split(separator: "\n").first { $0.contains("HTTP endpoint listening") }
-                address = line.flatMap { $0.split(separator: " ").first { $0.hasPrefix("address=") } }.map { String($0.dropFirst(8)) }
-                return address != nil
-            }
-            let found = try #require(address)
-            return try #require(URL(string: "http://\(found)"))
         }
 
         private func get(_ url: URL) async throws -> (status: Int, contentType: String?, body: String) {

@@ -2,7 +2,7 @@ import Foundation
 import LineupSpool
 import Testing
 
-@Suite("Retry and cancel")
+@Suite("Retry, cancel and discard")
 struct OperatorTests {
     @Test("a failed job retried from eight threads at once is queued once")
     func retryRace() async throws {
@@ -57,6 +57,51 @@ struct OperatorTests {
             _ = try #require(try spool.claimNext())
             #expect(throws: SpoolError.self) { try spool.cancel(entry) }
             #expect(try spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 1))
+        }
+    }
+
+    @Test("a failed job discarded and retried from eight threads at once is either discarded or queued, once; its report goes with it")
+    func discardRace() async throws {
+        try await withTemporaryDirectory { directory in
+            let spool = try SpoolDirectory(root: directory)
+            try spool.enqueue(JobFile(kind: "statistics", id: "nightly"))
+            let job = try #require(try spool.claimNext())
+            try spool.fail(
+                job,
+                report: JobFailureReport(
+                    name: job.name, id: "nightly", kind: "statistics", reason: "disk full", attempts: 1, retryable: false,
+                    startedAt: nil, finishedAt: Date()))
+            let failed = try #require(try spool.entries(.failed, matching: "nightly").first)
+            try spool.enqueue(JobFile(kind: "statistics", id: "queued"))
+            let queuedEntry = try #require(try spool.entries(.queued, matching: "queued").first)
+            let notFailed = try #require(throws: SpoolError.self) { try spool.discard(queuedEntry) }
+            #expect(notFailed.code == .invalidPath)
+            _ = try spool.cancel(queuedEntry)
+            try spool.discard(try #require(try spool.entries(.failed, matching: "queued").first))
+
+            let outcomes = await withTaskGroup(of: String?.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        do throws(SpoolError) {
+                            if index.isMultiple(of: 2) {
+                                try spool.discard(failed)
+                                return "discarded"
+                            }
+                            try spool.retry(failed)
+                            return "retried"
+                        } catch {
+                            #expect(error.code == .notFound, "\(error)")
+                            return nil
+                        }
+                    }
+                }
+                return await group.compactMap { $0 }.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.count == 1, "\(outcomes)")
+            let failedFiles = try FileManager.default.contentsOfDirectory(atPath: spool.directory(.failed).path)
+            #expect(failedFiles.isEmpty, "no job file and no error report left: \(failedFiles)")
+            let queued = try spool.counts().queued
+            #expect(queued == (outcomes == ["retried"] ? 1 : 0))
         }
     }
 }

@@ -242,6 +242,13 @@ enum FileSystem {
         }
     }
 
+    /// Removes a file; returns false when it was not there (someone else removed it first).
+    static func removeFileIfPresent(_ path: String) throws(SpoolError) -> Bool {
+        if unlink(path) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw error("unlink", path: path, errno: errno)
+    }
+
     static func fileExists(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0

@@ -1,0 +1,49 @@
+import Foundation
+public import LineupSpool
+
+/// One job file wherever it lies, with its report: what `lineup show` prints and the
+/// dashboard's `GET /api/jobs/ID` serves.
+public struct JobDetail: Sendable, Encodable {
+    /// The name it was enqueued under.
+    public var name: String
+    /// `queued`, `running`, `done` or `failed`.
+    public var state: String
+    /// The directory it lies in (`new`, `active`, `done`, `failed`).
+    public var directory: String
+    public var fileName: String
+    public var failedAttempts: Int
+    public var interruptions: Int
+    public var isBulk: Bool
+    /// Its bytes as text, cut at ``maximumFileLength`` bytes; nil when it cannot be read.
+    public var file: String?
+    /// Its result report, once it is done.
+    public var result: JobResultReport?
+    /// Its error report, once it failed.
+    public var failure: JobFailureReport?
+
+    /// How much of a job file is shown.
+    public static let maximumFileLength = 65_536
+
+    /// The jobs whose `id` field or enqueued name is `id`, in every directory of the spool.
+    public static func find(_ id: String, in directory: SpoolDirectory) throws -> [JobDetail] {
+        try SpoolState.allCases.flatMap { state in
+            try directory.entries(state, matching: id).map { JobDetail($0, in: directory) }
+        }
+    }
+
+    init(_ entry: SpoolEntry, in directory: SpoolDirectory) {
+        name = entry.name
+        state = "\(entry.state)"
+        self.directory = entry.state.directoryName
+        fileName = entry.fileName
+        failedAttempts = entry.failedAttempts
+        interruptions = entry.interruptions
+        isBulk = entry.isBulk
+        file = (try? FileHandle(forReadingFrom: entry.url)).flatMap { handle in
+            defer { try? handle.close() }
+            return (try? handle.read(upToCount: Self.maximumFileLength)).map { String(decoding: $0, as: UTF8.self) }
+        }
+        result = entry.state == .done ? try? directory.resultReport(for: entry) : nil
+        failure = entry.state == .failed ? try? directory.failureReport(for: entry) : nil
+    }
+}

@@ -1,0 +1,62 @@
+public import Foundation
+public import LineupSpool
+
+/// A spool's jobs and its daemon's status, read once: what `lineup status --json` prints and
+/// the dashboard's `GET /api/status` serves, in the same shape.
+public struct StatusSnapshot: Sendable, Encodable {
+    /// A job in `failed/`, with why.
+    public struct Failure: Sendable, Encodable {
+        public var name: String
+        public var id: String?
+        public var kind: String?
+        public var reason: String
+        public var attempts: Int
+        public var finishedAt: Date
+    }
+
+    /// `queued`, `running`, `done` and `failed`: the job files in `new/`, `active/`, `done/`
+    /// and `failed/`.
+    public var counts: [String: Int]
+    /// Files in `new/` that are not named as jobs and will never run.
+    public var unrecognized: [String]
+    /// The daemon's status file; nil when no daemon ever ran on this spool.
+    public var daemon: DaemonStatus?
+    /// The latest failures, newest first.
+    public var recentFailures: [Failure]
+
+    /// Reads the spool at `directory` and its daemon's status file.
+    public init(_ directory: SpoolDirectory, recentFailureCount: Int) throws {
+        let counts = try directory.counts()
+        self.counts = ["queued": counts.queued, "running": counts.running, "done": counts.done, "failed": counts.failed]
+        unrecognized = try directory.unrecognizedQueueEntries()
+        daemon = try? DaemonStatus(contentsOfSpoolAt: directory.root)
+        recentFailures = try Self.failures(in: directory)
+            .prefix(recentFailureCount)
+            .map { $0 }
+    }
+
+    /// Every job in `failed/` with its report, newest first (a file whose report cannot be
+    /// read is left out).
+    public static func failures(in directory: SpoolDirectory) throws -> [Failure] {
+        try directory.entries(.failed)
+            .compactMap { entry in
+                (try? directory.failureReport(for: entry)).map {
+                    Failure(name: entry.name, id: $0.id, kind: $0.kind, reason: $0.reason, attempts: $0.attempts, finishedAt: $0.finishedAt)
+                }
+            }
+            .sorted { $0.finishedAt > $1.finishedAt }
+    }
+
+    /// One line of JSON, keys sorted, dates in ISO 8601.
+    public func json() throws -> String {
+        String(decoding: try Self.encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The encoder of every JSON the status and the dashboard's API write.
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}

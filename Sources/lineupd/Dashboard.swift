@@ -1,0 +1,288 @@
+import Foundation
+import Hummingbird
+import LineupJobs
+import LineupSpool
+import Logging
+import NIOCore
+
+/// The dashboard that `lineupd --http-address` serves beside `/metrics`: a page of its own
+/// (`/`, with `dashboard.css` and `dashboard.js`, compiled into the binary: no CDN, no build
+/// step) over a JSON API that scripts may use too.
+///
+/// | route | what |
+/// |---|---|
+/// | `GET /api/status` | what `lineup status --json` prints, in the same shape |
+/// | `GET /api/failed` | every failed job with its reason, newest first |
+/// | `GET /api/jobs/ID` | the jobs whose id or name is ID, wherever they lie, with their reports |
+/// | `GET /api/events` | server-sent events: the daemon's events as they happen, and a `status` every second |
+/// | `POST /api/jobs/ID/retry` | queue a failed job again (as `lineup retry`) |
+/// | `POST /api/jobs/ID/discard` | remove a failed job for good |
+/// | `POST /api/flush` | flush now (as SIGUSR1), answering when it is done |
+///
+/// The actions need the token of `--http-token-file` (``ActionToken``): 401 without one, 403
+/// with a wrong one or when no token file was given. A route asked with another method
+/// answers 405 with `Allow`; an ID that could not name a job (a slash, `..`, a NUL, more than
+/// 255 bytes) 400; an unknown one 404; an action's body over 1 KB 413.
+struct Dashboard: Sendable {
+    let daemon: JobDaemon
+    let spoolURL: URL
+    let token: ActionToken?
+    /// Whether reading needs the token too: the endpoint is reachable beyond loopback.
+    let readsNeedToken: Bool
+    let logger: Logger
+
+    /// How many of the latest failures `/api/status` lists, as `lineup status` does.
+    static let recentFailureCount = 5
+    /// The largest body an action reads; actions take none.
+    static let maximumActionBody = 1_024
+    /// The methods a route refuses with 405 when it does not take them.
+    private static let methods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .patch]
+
+    func register(on router: Router<BasicRequestContext>) {
+        route(router, "/", .get) { _, _ in Self.asset(PackageResources.index_html, type: "text/html; charset=utf-8") }
+        route(router, "/dashboard.css", .get) { _, _ in Self.asset(PackageResources.dashboard_css, type: "text/css; charset=utf-8") }
+        route(router, "/dashboard.js", .get) { _, _ in
+            Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8")
+        }
+        route(router, "/api/status", .get) { request, _ in
+            try authorizeRead(request)
+            return try Self.json(StatusSnapshot(spool(), recentFailureCount: Self.recentFailureCount))
+        }
+        route(router, "/api/failed", .get) { request, _ in
+            try authorizeRead(request)
+            return try Self.json(StatusSnapshot.failures(in: spool()))
+        }
+        route(router, "/api/jobs/{id}", .get) { request, context in
+            try authorizeRead(request)
+            let id = try Self.jobID(context)
+            let found = try JobDetail.find(id, in: spool())
+            guard !found.isEmpty else { throw HTTPError(.notFound, message: "no job \(id) in \(spoolURL.path)") }
+            return try Self.json(found)
+        }
+        route(router, "/api/events", .get) { request, _ in
+            try authorizeRead(request)
+            return eventStream()
+        }
+        route(router, "/api/jobs/{id}/retry", .post) { request, context in
+            let id = try await authorizeAction(request, context)
+            return try Self.json(act(on: id) { directory, entry in
+                let queued = try directory.retry(entry)
+                return ["name": entry.name, "queued": "new/\(queued.fileName)"]
+            })
+        }
+        route(router, "/api/jobs/{id}/discard", .post) { request, context in
+            let id = try await authorizeAction(request, context)
+            return try Self.json(act(on: id) { directory, entry in
+                try directory.discard(entry)
+                return ["name": entry.name, "discarded": "failed/\(entry.fileName)"]
+            })
+        }
+        route(router, "/api/flush", .post) { request, context in
+            _ = try await authorizeAction(request, context)
+            let summary: FlushSummary
+            do {
+                summary = try await daemon.flush()
+            } catch {
+                throw HTTPError(.serviceUnavailable, message: "the flush failed: \(error)")
+            }
+            return try Self.json(FlushAnswer(summary))
+        }
+    }
+
+    /// Registers `handler` for `method` at `path`, and a 405 that names it for the other methods.
+    private func route(
+        _ router: Router<BasicRequestContext>, _ path: RouterPath, _ method: HTTPRequest.Method,
+        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
+    ) {
+        router.on(path, method: method, use: handler)
+        for other in Self.methods where other != method {
+            router.on(path, method: other) { _, _ -> Response in
+                var headers = HTTPFields()
+                headers[.allow] = method.rawValue
+                throw HTTPError(.methodNotAllowed, headers: headers, message: "\(path) takes \(method.rawValue) only")
+            }
+        }
+    }
+
+    private func spool() throws -> SpoolDirectory {
+        try SpoolDirectory(root: spoolURL, durability: .fsync)
+    }
+
+    // MARK: - Tokens
+
+    private func authorizeRead(_ request: Request) throws {
+        guard readsNeedToken else { return }
+        try authorize(request, allowingQuery: true)
+    }
+
+    /// Checks the token and reads (and drops) the body; returns the job ID of the path, if any.
+    private func authorizeAction(_ request: Request, _ context: BasicRequestContext) async throws -> String {
+        try authorize(request, allowingQuery: false)
+        var request = request
+        _ = try await request.collectBody(upTo: Self.maximumActionBody)
+        return context.parameters.get("id") == nil ? "" : try Self.jobID(context)
+    }
+
+    private func authorize(_ request: Request, allowingQuery: Bool) throws {
+        guard let token else {
+            throw HTTPError(.forbidden, message: "actions are off: lineupd was started without --http-token-file")
+        }
+        var presented: Substring?
+        if let header = request.headers[.authorization] {
+            guard header.hasPrefix("Bearer ") else {
+                throw HTTPError(.unauthorized, headers: Self.challenge, message: "give the token as Authorization: Bearer TOKEN")
+            }
+            presented = header.dropFirst("Bearer ".count)
+        } else if allowingQuery, let query = request.uri.queryParameters.get("token") {
+            presented = Substring(query)
+        }
+        guard let presented else {
+            throw HTTPError(.unauthorized, headers: Self.challenge, message: "this needs the token of --http-token-file")
+        }
+        guard token.matches(presented) else {
+            throw HTTPError(.forbidden, message: "wrong token")
+        }
+    }
+
+    private static var challenge: HTTPFields {
+        var headers = HTTPFields()
+        headers[.wwwAuthenticate] = #"Bearer realm="lineupd""#
+        return headers
+    }
+
+    // MARK: - Jobs
+
+    /// The `{id}` of the path, percent-decoded (the router leaves it as it came), refused when it
+    /// could not be a job's id or name.
+    private static func jobID(_ context: BasicRequestContext) throws -> String {
+        let raw = try context.parameters.require("id")
+        guard let id = percentDecoded(raw) else {
+            throw HTTPError(.badRequest, message: "not a job id or name: \(raw.debugDescription) (bad percent-encoding)")
+        }
+        guard !id.isEmpty, id.utf8.count <= 255, !id.contains("/"), !id.contains("\0"), id != ".", id != ".." else {
+            throw HTTPError(.badRequest, message: "not a job id or name: \(id.debugDescription)")
+        }
+        return id
+    }
+
+    /// `text` with its `%XX` escapes decoded; nil when a `%` is not followed by two hex digits or
+    /// the bytes are not UTF-8 (Foundation's `removingPercentEncoding` keeps such text as it is).
+    private static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Applies `action` to every failed job whose id or name is `id`.
+    private func act(
+        on id: String, _ action: (SpoolDirectory, SpoolEntry) throws -> [String: String]
+    ) throws -> [[String: String]] {
+        let directory = try spool()
+        let failed = try directory.entries(.failed, matching: id)
+        guard !failed.isEmpty else {
+            throw HTTPError(.notFound, message: "no failed job \(id) in \(directory.directory(.failed).path)")
+        }
+        return try failed.map { entry in
+            do {
+                let outcome = try action(directory, entry)
+                logger.notice("dashboard action", metadata: ["job": "\(entry.name)", "outcome": "\(outcome)"])
+                return outcome
+            } catch let error as SpoolError where error.code == .notFound {
+                throw HTTPError(.conflict, message: error.description)
+            }
+        }
+    }
+
+    // MARK: - Responses
+
+    private static func asset(_ bytes: [UInt8], type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    private static func json(_ value: some Encodable) throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        var data = try StatusSnapshot.encoder.encode(value)
+        data.append(UInt8(ascii: "\n"))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `text/event-stream`: a `status` event at once and every second, and each of the daemon's
+    /// events as it happens, until the client goes or the daemon stops.
+    private func eventStream() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        let daemon = self.daemon
+        let statusFrame: @Sendable () -> String = { [spoolURL] in
+            let snapshot = (try? SpoolDirectory(root: spoolURL, durability: .fsync))
+                .flatMap { try? StatusSnapshot($0, recentFailureCount: Self.recentFailureCount).json() }
+            return snapshot.map { "event: status\ndata: \($0)\n\n" } ?? ""
+        }
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                let (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
+                let feeder = Task {
+                    await withTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await event in daemon.events() {
+                                continuation.yield(DashboardEvent(event).frame)
+                            }
+                        }
+                        group.addTask {
+                            while !Task.isCancelled {
+                                continuation.yield(statusFrame())
+                                try? await Task.sleep(for: .seconds(1))
+                            }
+                        }
+                        // The daemon stopped (its events ended): so does the stream.
+                        await group.next()
+                        group.cancelAll()
+                    }
+                    continuation.finish()
+                }
+                defer { feeder.cancel() }
+                for await frame in frames where !frame.isEmpty {
+                    try await writer.write(ByteBuffer(string: frame))
+                }
+                try await writer.finish(nil)
+            })
+    }
+}
+
+/// What `POST /api/flush` answers: the flush it made.
+private struct FlushAnswer: Encodable {
+    let reason: String
+    let rowsWritten: Int
+    /// The names of the jobs it acknowledged.
+    let acknowledged: [String]
+    let milliseconds: Int
+
+    init(_ summary: FlushSummary) {
+        reason = summary.reason.rawValue
+        rowsWritten = summary.rowsWritten
+        acknowledged = summary.acknowledged
+        milliseconds = Int(summary.duration / .milliseconds(1))
+    }
+}

@@ -1,0 +1,158 @@
+// The lineupd dashboard: renders the `status` events of /api/events as they come, lists the
+// daemon's events, and calls the actions of /api with the token typed in the header. Every
+// text from the daemon goes in with textContent: job names and failure reasons are data.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const tokenField = $("token");
+tokenField.value = sessionStorage.getItem("lineupd-token") || "";
+tokenField.addEventListener("change", () => sessionStorage.setItem("lineupd-token", tokenField.value.trim()));
+$("token-form").addEventListener("submit", (event) => event.preventDefault());
+
+function cell(text, className) {
+  const td = document.createElement("td");
+  td.textContent = text == null ? "" : String(text);
+  if (className) td.className = className;
+  return td;
+}
+
+function jobLink(name, label) {
+  const link = document.createElement("a");
+  link.href = "#job/" + encodeURIComponent(name);
+  link.textContent = label;
+  return link;
+}
+
+function say(text, kind) {
+  const message = $("message");
+  message.textContent = text;
+  message.dataset.kind = kind || "info";
+}
+
+function render(status) {
+  const counts = status.counts || {};
+  for (const key of ["queued", "running", "done", "failed"]) $("count-" + key).textContent = counts[key] ?? "–";
+  const daemon = status.daemon;
+  $("count-awaiting").textContent = daemon ? daemon.awaitingFlush : "–";
+  $("daemon-line").textContent = daemon
+    ? `daemon pid ${daemon.pid}, ${daemon.phase}; status of ${new Date(daemon.updatedAt).toLocaleTimeString()}`
+    : "no daemon status yet";
+  const flush = daemon && daemon.lastFlush;
+  $("flush-line").textContent = flush
+    ? `last flush ${new Date(flush.at).toLocaleTimeString()} (${flush.reason}): ` +
+      (flush.succeeded ? `${flush.rowsWritten} rows, ${flush.acknowledged} jobs acknowledged` : `FAILED: ${flush.error}`)
+    : "no flush yet";
+
+  const running = $("running").tBodies[0];
+  running.replaceChildren(...((daemon && daemon.running) || []).map((entry) => {
+    const row = document.createElement("tr");
+    const name = document.createElement("td");
+    name.append(jobLink(entry.job.name, entry.job.id || entry.job.name));
+    const progress = document.createElement("td");
+    const bar = document.createElement("progress");
+    const done = entry.progress.completedUnitCount, total = entry.progress.totalUnitCount;
+    if (total > 0) { bar.max = total; bar.value = done; }
+    progress.append(bar, ` ${done}/${total}`);
+    progress.className = "progress";
+    row.append(name, cell(entry.job.kind), cell(entry.job.attempt), progress);
+    return row;
+  }));
+}
+
+async function loadFailed() {
+  const response = await fetch("/api/failed", { headers: authHeaders() });
+  if (!response.ok) return;
+  const failures = await response.json();
+  $("failed").tBodies[0].replaceChildren(...failures.map((failure) => {
+    const row = document.createElement("tr");
+    const name = document.createElement("td");
+    name.append(jobLink(failure.name, failure.id || failure.name));
+    const actions = document.createElement("td");
+    for (const action of ["retry", "discard"]) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = action;
+      button.dataset.action = action;
+      button.dataset.job = failure.name;
+      button.addEventListener("click", () => act(`/api/jobs/${encodeURIComponent(failure.name)}/${action}`, `${action} ${failure.name}`));
+      actions.append(button, " ");
+    }
+    row.append(name, cell(failure.kind), cell(failure.attempts), cell(new Date(failure.finishedAt).toLocaleString()),
+      cell(failure.reason, "reason"), actions);
+    return row;
+  }));
+}
+
+function authHeaders() {
+  const token = tokenField.value.trim();
+  return token ? { Authorization: "Bearer " + token } : {};
+}
+
+async function act(path, what) {
+  const response = await fetch(path, { method: "POST", headers: authHeaders() });
+  const text = await response.text();
+  if (response.ok) {
+    say(`${what}: done`);
+  } else {
+    let reason = text;
+    try { reason = JSON.parse(text).error.message; } catch (_) { /* not JSON: the text itself */ }
+    say(`${what}: refused (${response.status}) ${reason}`, "error");
+  }
+  loadFailed();
+}
+
+$("flush").addEventListener("click", () => act("/api/flush", "flush"));
+
+async function showJob() {
+  const match = location.hash.match(/^#job\/(.+)$/);
+  $("job-section").hidden = !match;
+  if (!match) return;
+  const name = decodeURIComponent(match[1]);
+  $("job-title").textContent = "Job " + name;
+  const response = await fetch(`/api/jobs/${encodeURIComponent(name)}`, { headers: authHeaders() });
+  const box = $("job");
+  if (!response.ok) { box.textContent = `no job ${name} (${response.status})`; return; }
+  box.replaceChildren(...(await response.json()).map((job) => {
+    const part = document.createElement("div");
+    const where = document.createElement("p");
+    where.textContent = `${job.directory}/${job.fileName}: ${job.state}, failed attempts ${job.failedAttempts}, interruptions ${job.interruptions}`;
+    const file = document.createElement("pre");
+    file.textContent = job.file ?? "(unreadable)";
+    part.append(where, file);
+    const report = job.result || job.failure;
+    if (report) {
+      const pre = document.createElement("pre");
+      pre.textContent = JSON.stringify(report, null, 2);
+      part.append(pre);
+    }
+    return part;
+  }));
+}
+window.addEventListener("hashchange", showJob);
+
+function connect() {
+  const token = tokenField.value.trim();
+  const events = new EventSource("/api/events" + (token ? "?token=" + encodeURIComponent(token) : ""));
+  const connection = $("connection");
+  events.addEventListener("open", () => { connection.dataset.state = "live"; connection.textContent = "live"; });
+  events.addEventListener("error", () => { connection.dataset.state = "lost"; connection.textContent = "reconnecting…"; });
+  events.addEventListener("status", (event) => render(JSON.parse(event.data)));
+  const log = $("events");
+  const noteEvent = (event) => {
+    const data = JSON.parse(event.data);
+    const item = document.createElement("li");
+    const who = data.job ? ` ${data.job.id || data.job.name}` : "";
+    item.textContent = `${new Date().toLocaleTimeString()} ${data.type}${who}${data.detail ? ": " + data.detail : ""}`;
+    log.prepend(item);
+    while (log.children.length > 200) log.lastChild.remove();
+    if (data.type === "jobFailed" || data.type === "flushed") loadFailed();
+  };
+  for (const type of ["started", "jobClaimed", "jobWaiting", "jobStarted", "jobFinished", "retryScheduled", "jobFailed",
+    "jobAcknowledged", "jobReleased", "jobScheduled", "flushed", "flushFailed", "reloaded", "stopping", "stopped"]) {
+    events.addEventListener(type, noteEvent);
+  }
+}
+
+loadFailed();
+showJob();
+connect();
