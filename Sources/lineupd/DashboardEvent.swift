@@ -8,6 +8,10 @@ struct DashboardEvent: Encodable {
     let type: String
     var job: JobInfo?
     var detail: String?
+    /// For a flush: the rows it wrote and the jobs it acknowledged (the page leaves out the
+    /// empty flushes of an idle interval).
+    var rows: Int?
+    var acknowledged: Int?
 
     init(_ event: DaemonEvent) {
         switch event {
@@ -24,6 +28,8 @@ struct DashboardEvent: Encodable {
         case let .flushed(summary):
             type = "flushed"
             detail = "\(summary.reason): \(summary.rowsWritten) rows, \(summary.acknowledged.count) jobs acknowledged"
+            rows = summary.rowsWritten
+            acknowledged = summary.acknowledged.count
         case let .flushFailed(reason, error): (type, detail) = ("flushFailed", "\(reason): \(error)")
         case .reloaded: type = "reloaded"
         case .stopping: type = "stopping"

@@ -29,6 +29,17 @@ function say(text, kind) {
   message.dataset.kind = kind || "info";
 }
 
+/// Fills a table's body with `rows`, or one row that says there are none.
+function fill(table, rows, none) {
+  const body = $(table).tBodies[0];
+  if (rows.length > 0) { body.replaceChildren(...rows); return; }
+  const row = document.createElement("tr");
+  const td = cell(none, "muted");
+  td.colSpan = $(table).tHead.rows[0].cells.length;
+  row.append(td);
+  body.replaceChildren(row);
+}
+
 function render(status) {
   const counts = status.counts || {};
   for (const key of ["queued", "running", "done", "failed"]) $("count-" + key).textContent = counts[key] ?? "–";
@@ -43,8 +54,7 @@ function render(status) {
       (flush.succeeded ? `${flush.rowsWritten} rows, ${flush.acknowledged} jobs acknowledged` : `FAILED: ${flush.error}`)
     : "no flush yet";
 
-  const running = $("running").tBodies[0];
-  running.replaceChildren(...((daemon && daemon.running) || []).map((entry) => {
+  fill("running", ((daemon && daemon.running) || []).map((entry) => {
     const row = document.createElement("tr");
     const name = document.createElement("td");
     name.append(jobLink(entry.job.name, entry.job.id || entry.job.name));
@@ -52,18 +62,19 @@ function render(status) {
     const bar = document.createElement("progress");
     const done = entry.progress.completedUnitCount, total = entry.progress.totalUnitCount;
     if (total > 0) { bar.max = total; bar.value = done; }
-    progress.append(bar, ` ${done}/${total}`);
+    // An import knows its count only at the end: the bar moves back and forth meanwhile.
+    progress.append(bar, total > 0 ? ` ${done}/${total}` : ` ${done}`);
     progress.className = "progress";
     row.append(name, cell(entry.job.kind), cell(entry.job.attempt), progress);
     return row;
-  }));
+  }), "no job is running");
 }
 
 async function loadFailed() {
   const response = await fetch("/api/failed", { headers: authHeaders() });
   if (!response.ok) return;
   const failures = await response.json();
-  $("failed").tBodies[0].replaceChildren(...failures.map((failure) => {
+  fill("failed", failures.map((failure) => {
     const row = document.createElement("tr");
     const name = document.createElement("td");
     name.append(jobLink(failure.name, failure.id || failure.name));
@@ -74,13 +85,14 @@ async function loadFailed() {
       button.textContent = action;
       button.dataset.action = action;
       button.dataset.job = failure.name;
-      button.addEventListener("click", () => act(`/api/jobs/${encodeURIComponent(failure.name)}/${action}`, `${action} ${failure.name}`));
+      button.addEventListener("click", () =>
+        act(`/api/jobs/${encodeURIComponent(failure.name)}/${action}`, `${action} ${failure.id || failure.name}`));
       actions.append(button, " ");
     }
     row.append(name, cell(failure.kind), cell(failure.attempts), cell(new Date(failure.finishedAt).toLocaleString()),
       cell(failure.reason, "reason"), actions);
     return row;
-  }));
+  }), "no failed job");
 }
 
 function authHeaders() {
@@ -140,6 +152,7 @@ function connect() {
   const log = $("events");
   const noteEvent = (event) => {
     const data = JSON.parse(event.data);
+    if (data.type === "flushed" && data.rows === 0 && data.acknowledged === 0) return;
     const item = document.createElement("li");
     const who = data.job ? ` ${data.job.id || data.job.name}` : "";
     item.textContent = `${new Date().toLocaleTimeString()} ${data.type}${who}${data.detail ? ": " + data.detail : ""}`;
