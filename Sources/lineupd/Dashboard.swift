@@ -14,6 +14,7 @@ import NIOCore
 /// | `GET /api/status` | what `lineup status --json` prints, in the same shape |
 /// | `GET /api/failed` | every failed job with its reason, newest first |
 /// | `GET /api/jobs/ID` | the jobs whose id or name is ID, wherever they lie, with their reports |
+/// | `GET /api/scheduled` | the jobs waiting in `new/` for their `notBefore` time, and the `cron` jobs |
 /// | `GET /api/events` | server-sent events: the daemon's events as they happen, and a `status` every second |
 /// | `POST /api/jobs/ID/retry` | queue a failed job again (as `lineup retry`) |
 /// | `POST /api/jobs/ID/discard` | remove a failed job for good |
@@ -58,6 +59,10 @@ struct Dashboard: Sendable {
             let found = try JobDetail.find(id, in: spool())
             guard !found.isEmpty else { throw HTTPError(.notFound, message: "no job \(id) in \(spoolURL.path)") }
             return try Self.json(found)
+        }
+        route(router, "/api/scheduled", .get) { request, _ in
+            try authorizeRead(request)
+            return try Self.json(ScheduledJobs(spool: spool(), cron: daemon.configuration.cron, now: Date()))
         }
         route(router, "/api/events", .get) { request, _ in
             try authorizeRead(request)
@@ -284,5 +289,42 @@ private struct FlushAnswer: Encodable {
         rowsWritten = summary.rowsWritten
         acknowledged = summary.acknowledged
         milliseconds = Int(summary.duration / .milliseconds(1))
+    }
+}
+
+/// What `GET /api/scheduled` answers.
+private struct ScheduledJobs: Encodable {
+    struct Scheduled: Encodable {
+        let name: String
+        let id: String?
+        let kind: String?
+        let notBefore: Date
+    }
+
+    struct Recurring: Encodable {
+        let name: String
+        let schedule: String
+        let kind: String
+        /// When the schedule last fired (UTC), whether or not the daemon ran then.
+        let lastFireTime: Date?
+    }
+
+    /// Queued jobs whose time is still to come, soonest first.
+    let scheduled: [Scheduled]
+    let recurring: [Recurring]
+
+    init(spool: SpoolDirectory, cron: [CronJob], now: Date) throws {
+        scheduled = try spool.entries(.queued)
+            .compactMap { entry -> Scheduled? in
+                guard let notBefore = entry.notBefore, notBefore > now else { return nil }
+                let file = (try? Data(contentsOf: entry.url)).flatMap { try? JobFile(data: $0) }
+                return Scheduled(name: entry.name, id: file?.id, kind: file?.kind, notBefore: notBefore)
+            }
+            .sorted { ($0.notBefore, $0.name) < ($1.notBefore, $1.name) }
+        recurring = cron.map {
+            Recurring(
+                name: $0.name, schedule: $0.schedule.description, kind: $0.job.kind,
+                lastFireTime: $0.schedule.previousFireTime(atOrBefore: now))
+        }
     }
 }

@@ -62,6 +62,11 @@ extension DaemonTests {
                 let expected = ["queued", "running", "done", "failed"].map { "\($0)=\(printed[$0] ?? -1)" }.joined(separator: " ")
                 try await browser.wait(for: "the page to show \(expected)") { "(\(shown)) === \(Self.literal(expected))" }
 
+                try await browser.wait(for: "the throughput and the flushes that acknowledged the import") {
+                    ##"Number(document.getElementById("throughput-total").textContent) >= 1 && "##
+                        + ##"document.querySelectorAll("#flushes tbody tr td").length >= 6"##
+                }
+
                 // Retry without the token: refused, and the job stays failed.
                 let retryButton = ##"document.querySelector("#failed button[data-action=retry]")"##
                 _ = try browser.evaluate(#"document.getElementById("token").value = ""; "# + "\(retryButton).click()")

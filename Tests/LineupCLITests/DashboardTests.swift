@@ -148,6 +148,29 @@ extension DaemonTests {
             }
         }
 
+        @Test("/api/scheduled lists the jobs waiting for their time and the cron jobs")
+        func scheduledAndRecurring() async throws {
+            try await withSandbox { sandbox in
+                let config = sandbox.root.appending(path: "lineupd.json")
+                try Data(#"{"cron": [{"name": "nightly", "schedule": "0 3 * * *", "job": {"kind": "statistics"}}]}"#.utf8)
+                    .write(to: config)
+                let daemon = try await sandbox.startDaemon(["--config", config.path, "--http-address", "127.0.0.1:0"])
+                let base = try await sandbox.httpEndpoint(of: daemon)
+                let later = try await sandbox.lineup(["enqueue", "statistics", "--id", "later", "--in", "1h", "--spool", sandbox.spool.path])
+                #expect(later.termination == .exited(0), "\(later.standardError)")
+                let answer = try await HTTP.request(base.appending(path: "api/scheduled"))
+                #expect(answer.status == 200)
+                let object = try Self.object(answer.body)
+                let scheduled = try #require(object["scheduled"] as? [[String: Any]])
+                #expect(scheduled.map { $0["id"] as? String } == ["later"])
+                #expect(scheduled.first?["kind"] as? String == "statistics")
+                let recurring = try #require(object["recurring"] as? [[String: Any]])
+                #expect(recurring.map { $0["name"] as? String } == ["nightly"])
+                #expect(recurring.first?["schedule"] as? String == "0 3 * * *")
+                #expect(recurring.first?["lastFireTime"] is String)
+            }
+        }
+
         @Test("without a token file the actions are off (403) and reading still works")
         func actionsOffWithoutAToken() async throws {
             try await withSandbox { sandbox in

@@ -63,3 +63,34 @@ import Testing
         try await harness.stop(run)
     }
 }
+
+/// What the status tells the dashboard about flushes and throughput.
+@Suite(.timeLimit(.minutes(1))) struct StatusFlushHistoryTests {
+    @Test func theStatusKeepsTheFlushesThatDidSomethingTheRowsWaitingAndTheJobsPerMinute() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let first = try harness.enqueue(["kind": "insert-rows", "count": 3])
+        try await events.finished(first.name)
+        var status = try #require(await harness.daemon.status())
+        #expect(status.mainContextUnsavedRows == 3, "the rows the next flush writes")
+        #expect(status.recentFlushes == [])
+
+        _ = try await harness.daemon.flush()
+        _ = try await harness.daemon.flush()  // nothing to write: not kept
+        let second = try harness.enqueue(["kind": "insert-rows", "count": 2])
+        try await events.finished(second.name)
+        _ = try await harness.daemon.flush()
+        status = try #require(await harness.daemon.status())
+        #expect(status.mainContextUnsavedRows == 0)
+        let flushes = try #require(status.recentFlushes)
+        #expect(flushes.map(\.rowsWritten) == [2, 3], "newest first, the empty flush left out")
+        #expect(flushes.allSatisfy { $0.milliseconds != nil && $0.acknowledged == 1 })
+        #expect(status.lastFlush?.rowsWritten == 2)
+        let perMinute = try #require(status.acknowledgedPerMinute)
+        #expect(perMinute.count == 60)
+        #expect(perMinute.reduce(0, +) == 2, "two jobs acknowledged within the last two minutes: \(perMinute.suffix(2))")
+        try await harness.stop(run)
+        _ = events
+    }
+}

@@ -28,8 +28,14 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         public var acknowledged: Int
         /// Why it failed.
         public var error: String?
+        /// How long it took, in milliseconds.
+        public var milliseconds: Int?
 
-        public init(at: Date, reason: FlushSummary.Reason, succeeded: Bool, rowsWritten: Int, acknowledged: Int, error: String?) {
+        public init(
+            at: Date, reason: FlushSummary.Reason, succeeded: Bool, rowsWritten: Int, acknowledged: Int, error: String?,
+            milliseconds: Int? = nil
+        ) {
+            self.milliseconds = milliseconds
             self.at = at
             self.reason = reason
             self.succeeded = succeeded
@@ -61,6 +67,15 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// The flush interval in seconds.
     public var flushInterval: Double
     public var lastFlush: Flush?
+    /// The last flushes that wrote rows or acknowledged jobs, or failed, newest first (at most
+    /// ``recentFlushLimit``).
+    public var recentFlushes: [Flush]?
+    /// Jobs acknowledged in each of the last 60 minutes, oldest first; the last is the minute
+    /// under way.
+    public var acknowledgedPerMinute: [Int]?
+    /// The rows the main context held unsaved at the last status update: what the next flush
+    /// writes, and what a crash before it would lose.
+    public var mainContextUnsavedRows: Int?
     /// Flushes that failed in a row (0 after a successful one).
     public var consecutiveFlushFailures: Int
     /// Running jobs, oldest first.
@@ -100,6 +115,9 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         self.waitingForRetry = waitingForRetry
         self.waitingForDependencies = waitingForDependencies
     }
+
+    /// How many flushes ``recentFlushes`` keeps.
+    public static let recentFlushLimit = 10
 
     /// Reads `<spoolRoot>/status.json`.
     public init(contentsOfSpoolAt spoolRoot: URL) throws {

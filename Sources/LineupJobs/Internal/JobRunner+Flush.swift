@@ -62,8 +62,9 @@ extension JobRunner {
             // Back in front of the jobs that finished meanwhile, in the order they finished.
             awaitingFlush = group + awaitingFlush
             consecutiveFlushFailures += 1
-            lastFlush = DaemonStatus.Flush(
-                at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)")
+            noteFlush(
+                DaemonStatus.Flush(
+                    at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)"))
             logger.error(
                 "flush failed; its jobs stay unacknowledged until a flush succeeds",
                 metadata: [
@@ -102,9 +103,11 @@ extension JobRunner {
         let summary = FlushSummary(
             reason: reason, rowsFromMain: report.rowsFromMain, rowsWritten: report.rowsWritten,
             acknowledged: acknowledged, duration: report.duration)
-        lastFlush = DaemonStatus.Flush(
-            at: Date(), reason: reason, succeeded: true, rowsWritten: report.rowsWritten,
-            acknowledged: acknowledged.count, error: nil)
+        noteFlush(
+            DaemonStatus.Flush(
+                at: Date(), reason: reason, succeeded: true, rowsWritten: report.rowsWritten,
+                acknowledged: acknowledged.count, error: nil, milliseconds: Int(report.duration / .milliseconds(1))))
+        acknowledgementRate.count(acknowledged.count, at: Date())
         let level: Logger.Level = acknowledged.isEmpty && report.rowsWritten == 0 ? .debug : .info
         logger.log(
             level: level, "flushed",
@@ -126,6 +129,14 @@ extension JobRunner {
         }
         // Jobs that finished while this flush ran, if nothing else is left to do.
         flushIfIdle()
+    }
+
+    /// Keeps the flush for the status: the last one, and the last ones that did something.
+    private func noteFlush(_ flush: DaemonStatus.Flush) {
+        lastFlush = flush
+        guard !flush.succeeded || flush.rowsWritten > 0 || flush.acknowledged > 0 else { return }
+        recentFlushes.insert(flush, at: 0)
+        if recentFlushes.count > DaemonStatus.recentFlushLimit { recentFlushes.removeLast() }
     }
 
     /// Records that finished jobs could not be acknowledged (a flush failed, or filing what it

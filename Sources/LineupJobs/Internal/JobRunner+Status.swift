@@ -1,5 +1,6 @@
 import Foundation
 import LineupSpool
+import LineupStore
 import Logging
 import Synchronization
 import LineupLocking
@@ -27,7 +28,7 @@ extension JobRunner {
         }
         running.sort { ($0.startedAt, $0.job.name) < ($1.startedAt, $1.job.name) }
         let settings = settings.withLock { $0 }
-        return DaemonStatus(
+        var status = DaemonStatus(
             pid: ProcessInfo.processInfo.processIdentifier, phase: phase, startedAt: startedAt, updatedAt: Date(),
             maxConcurrentJobs: settings.totalConcurrency,
             flushInterval: DaemonConfiguration.seconds(settings.flushInterval), lastFlush: lastFlush,
@@ -36,6 +37,10 @@ extension JobRunner {
             awaitingFlush: jobsAwaitingFlush,
             waitingForRetry: waitingForRetry, waitingForDependencies: waitingForDependencies,
             acknowledgementsFailingSince: acknowledgementStalledSince?.date, claimingPaused: isClaimingPaused)
+        status.recentFlushes = recentFlushes
+        status.acknowledgedPerMinute = acknowledgementRate.perMinute(endingAt: Date())
+        status.mainContextUnsavedRows = mainContextUnsavedRows
+        return status
     }
 
     /// Rewrites `status.json` (a failure only costs a stale status: logged, not thrown).
@@ -48,13 +53,27 @@ extension JobRunner {
         }
     }
 
-    /// Rewrites `status.json` from any thread.
+    /// Reads the main context's unsaved rows (on its queue, without holding the coordinator up),
+    /// then rewrites `status.json`; from any thread.
     func refreshStatus() async {
-        await onCoordinator { self.writeStatus() }
+        let rows = await mainContextRows()
+        await onCoordinator {
+            self.mainContextUnsavedRows = rows
+            self.writeStatus()
+        }
     }
 
     /// The current status, from any thread.
     func status() async -> DaemonStatus {
-        await onCoordinator { self.statusSnapshot() }
+        let rows = await mainContextRows()
+        return await onCoordinator {
+            self.mainContextUnsavedRows = rows
+            return self.statusSnapshot()
+        }
+    }
+
+    private func mainContextRows() async -> Int? {
+        let main = container.mainContext
+        return try? await main.perform { main.unsavedRowCount }
     }
 }

@@ -68,6 +68,11 @@ final class JobRunner: @unchecked Sendable {
     /// A flush before the interval is scheduled (see ``scheduleEarlyFlush(_:)``).
     var earlyFlushScheduled = false
     var lastFlush: DaemonStatus.Flush?
+    /// The last flushes that did something, newest first (see ``DaemonStatus/recentFlushes``).
+    var recentFlushes: [DaemonStatus.Flush] = []
+    var acknowledgementRate = AcknowledgementRate()
+    /// The main context's unsaved rows, as ``refreshStatus()`` last read them.
+    var mainContextUnsavedRows: Int?
     var consecutiveFlushFailures = 0
     /// Since when finished jobs could not be acknowledged (flushes failed, or filing what they
     /// carried did); nil while acknowledgements go through.

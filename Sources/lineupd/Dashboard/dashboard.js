@@ -54,6 +54,16 @@ function render(status) {
       (flush.succeeded ? `${flush.rowsWritten} rows, ${flush.acknowledged} jobs acknowledged` : `FAILED: ${flush.error}`)
     : "no flush yet";
 
+  $("unsaved-line").textContent = daemon && daemon.mainContextUnsavedRows != null
+    ? `${daemon.mainContextUnsavedRows} rows in the main context, written by the next flush` : "";
+  renderThroughput((daemon && daemon.acknowledgedPerMinute) || []);
+  fill("flushes", ((daemon && daemon.recentFlushes) || []).map((flush) => {
+    const row = document.createElement("tr");
+    row.append(cell(new Date(flush.at).toLocaleTimeString()), cell(flush.reason), cell(flush.rowsWritten),
+      cell(flush.acknowledged), cell(flush.milliseconds), cell(flush.succeeded ? "ok" : "FAILED: " + flush.error));
+    return row;
+  }), "no flush has written anything yet");
+
   fill("running", ((daemon && daemon.running) || []).map((entry) => {
     const row = document.createElement("tr");
     const name = document.createElement("td");
@@ -68,6 +78,46 @@ function render(status) {
     row.append(name, cell(entry.job.kind), cell(entry.job.attempt), progress);
     return row;
   }), "no job is running");
+}
+
+/// One bar a minute, the tallest the busiest minute of the hour.
+function renderThroughput(perMinute) {
+  const svg = $("throughput");
+  const most = Math.max(1, ...perMinute);
+  const width = 240 / 60;
+  svg.replaceChildren(...perMinute.map((count, minute) => {
+    const bar = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+    const height = count === 0 ? 0 : Math.max(1, (count / most) * 38);
+    bar.setAttribute("x", String(minute * width));
+    bar.setAttribute("width", String(width - 0.5));
+    bar.setAttribute("y", String(40 - height));
+    bar.setAttribute("height", String(height));
+    const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    title.textContent = `${count} jobs, ${60 - minute} min ago`;
+    bar.append(title);
+    return bar;
+  }));
+  $("throughput-total").textContent = String(perMinute.reduce((sum, count) => sum + count, 0));
+}
+
+async function loadScheduled() {
+  const response = await fetch("/api/scheduled", { headers: authHeaders() });
+  if (!response.ok) return;
+  const { scheduled, recurring } = await response.json();
+  $("scheduled-section").hidden = scheduled.length === 0 && recurring.length === 0;
+  fill("scheduled", scheduled.map((job) => {
+    const row = document.createElement("tr");
+    const name = document.createElement("td");
+    name.append(jobLink(job.name, job.id || job.name));
+    row.append(name, cell(job.kind), cell(new Date(job.notBefore).toLocaleString()));
+    return row;
+  }), "no job waits for its time");
+  fill("recurring", recurring.map((job) => {
+    const row = document.createElement("tr");
+    row.append(cell(job.name), cell(job.kind), cell(job.schedule),
+      cell(job.lastFireTime ? new Date(job.lastFireTime).toLocaleString() : "never"));
+    return row;
+  }), "no cron job");
 }
 
 async function loadFailed() {
@@ -159,6 +209,7 @@ function connect() {
     log.prepend(item);
     while (log.children.length > 200) log.lastChild.remove();
     if (data.type === "jobFailed" || data.type === "flushed") loadFailed();
+    if (data.type === "jobScheduled" || data.type === "jobClaimed" || data.type === "reloaded") loadScheduled();
   };
   for (const type of ["started", "jobClaimed", "jobWaiting", "jobStarted", "jobFinished", "retryScheduled", "jobFailed",
     "jobAcknowledged", "jobReleased", "jobScheduled", "flushed", "flushFailed", "reloaded", "stopping", "stopped"]) {
@@ -167,5 +218,6 @@ function connect() {
 }
 
 loadFailed();
+loadScheduled();
 showJob();
 connect();
