@@ -150,6 +150,13 @@ struct DemoCommand: AsyncParsableCommand {
             let size = (try? FileManager.default.attributesOfItem(atPath: output.appendingPathComponent(name).path)[.size] as? Int) ?? 0
             print("  \(name) (\(size) bytes)")
         }
+        let pictures = try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasSuffix(".svg") }.sorted()
+        if !pictures.isEmpty {
+            print("\nThe statistics as pictures (open them in a browser\(keep ? "" : "; --keep keeps them")):")
+            for name in pictures {
+                print("  \(output.appendingPathComponent(name).path)")
+            }
+        }
         let counts = try spool.counts()
         print("\nspool: \(counts.done) done, \(counts.failed) failed, \(counts.queued) queued, \(counts.running) running")
         if keep { print("kept \(root.path)") }

@@ -15,6 +15,8 @@ import NIOCore
 /// | `GET /api/failed` | every failed job with its reason, newest first |
 /// | `GET /api/jobs/ID` | the jobs whose id or name is ID, wherever they lie, with their reports |
 /// | `GET /api/scheduled` | the jobs waiting in `new/` for their `notBefore` time, and the `cron` jobs |
+/// | `GET /api/pictures` | the pictures (`*.svg`) in the output directory, newest first |
+/// | `GET /pictures/NAME.svg` | one of them (the `statistics` job's) |
 /// | `GET /api/events` | server-sent events: the daemon's events as they happen, and a `status` every second |
 /// | `POST /api/jobs/ID/retry` | queue a failed job again (as `lineup retry`) |
 /// | `POST /api/jobs/ID/discard` | remove a failed job for good |
@@ -64,6 +66,14 @@ struct Dashboard: Sendable {
             try authorizeRead(request)
             return try Self.json(ScheduledJobs(spool: spool(), cron: daemon.configuration.cron, now: Date()))
         }
+        route(router, "/api/pictures", .get) { request, _ in
+            try authorizeRead(request)
+            return try Self.json(pictures())
+        }
+        route(router, "/pictures/{name}", .get) { request, context in
+            try authorizeRead(request)
+            return try picture(named: context.parameters.require("name"))
+        }
         route(router, "/api/events", .get) { request, _ in
             try authorizeRead(request)
             return eventStream()
@@ -107,6 +117,53 @@ struct Dashboard: Sendable {
                 throw HTTPError(.methodNotAllowed, headers: headers, message: "\(path) takes \(method.rawValue) only")
             }
         }
+    }
+
+    // MARK: - Pictures
+
+    /// The SVG files directly in the output directory, newest first.
+    private func pictures() throws -> [[String: String]] {
+        let directory = daemon.configuration.outputDirectory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { Self.isPictureName($0) }
+            .compactMap { name -> (String, Date)? in
+                let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appending(path: name).path)
+                return (attributes?[.modificationDate] as? Date).map { (name, $0) }
+            }
+            .sorted { ($1.1, $0.0) < ($0.1, $1.0) }
+            .map { ["name": $0.0, "url": "/pictures/\($0.0)", "modifiedAt": $0.1.ISO8601Format()] }
+    }
+
+    /// A picture of the output directory, by a bare name: no path, and nothing but an `.svg`.
+    private func picture(named raw: String) throws -> Response {
+        guard let name = Self.percentDecoded(raw), Self.isPictureName(name) else {
+            throw HTTPError(.badRequest, message: "not a picture's name (NAME.svg, letters, digits, . _ -): \(raw.debugDescription)")
+        }
+        let url = daemon.configuration.outputDirectory.appending(path: name)
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw HTTPError(.notFound, message: "no picture \(name) in the output directory")
+        }
+        defer { try? handle.close() }
+        guard let data = try handle.read(upToCount: Self.maximumPictureSize + 1), data.count <= Self.maximumPictureSize else {
+            throw HTTPError(.notFound, message: "\(name) is empty or larger than \(Self.maximumPictureSize) bytes")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "image/svg+xml"
+        headers[.cacheControl] = "no-cache"
+        // Written by a job from data: it may show, never run script.
+        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The largest picture served.
+    static let maximumPictureSize = 16 * 1_024 * 1_024
+
+    private static func isPictureName(_ name: String) -> Bool {
+        name.hasSuffix(".svg") && !name.hasPrefix(".") && name.utf8.count <= 255
+            && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) }
     }
 
     private func spool() throws -> SpoolDirectory {
@@ -172,7 +229,7 @@ struct Dashboard: Sendable {
 
     /// `text` with its `%XX` escapes decoded; nil when a `%` is not followed by two hex digits or
     /// the bytes are not UTF-8 (Foundation's `removingPercentEncoding` keeps such text as it is).
-    private static func percentDecoded(_ text: String) -> String? {
+    static func percentDecoded(_ text: String) -> String? {
         var bytes: [UInt8] = []
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {

@@ -67,6 +67,13 @@ extension DaemonTests {
                         + ##"document.querySelectorAll("#flushes tbody tr td").length >= 6"##
                 }
 
+                // The statistics job's picture appears on the page once the job is done.
+                let statistics = try await sandbox.lineup(["enqueue", "statistics", "output=statistics.json", "--spool", sandbox.spool.path])
+                #expect(statistics.termination == .exited(0), "\(statistics.standardError)")
+                try await browser.wait(for: "the statistics picture, drawn", timeout: .seconds(60)) {
+                    ##"[...document.querySelectorAll("#pictures img")].some(i => i.complete && i.naturalWidth > 0)"##
+                }
+
                 // Retry without the token: refused, and the job stays failed.
                 let retryButton = ##"document.querySelector("#failed button[data-action=retry]")"##
                 _ = try browser.evaluate(#"document.getElementById("token").value = ""; "# + "\(retryButton).click()")
@@ -80,7 +87,7 @@ extension DaemonTests {
                         + #"field.dispatchEvent(new Event("change")); "# + "\(retryButton).click()")
                 try await browser.wait(for: "the retry") { #"document.getElementById("message").textContent.endsWith(": done")"# }
                 try await sandbox.poll("the retried job to be done", daemon: daemon) {
-                    try sandbox.jobFiles("done").count == 2 && sandbox.jobFiles("failed").isEmpty
+                    try sandbox.jobFiles("done").count == 3 && sandbox.jobFiles("failed").isEmpty
                 }
                 try await browser.wait(for: "the page to show no failed job") {
                     #"document.getElementById("count-failed").textContent === "0""#

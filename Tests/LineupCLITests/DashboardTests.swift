@@ -171,6 +171,34 @@ extension DaemonTests {
             }
         }
 
+        @Test("the statistics picture is listed and served from the output directory, and nothing else is")
+        func pictures() async throws {
+            try await withSandbox { sandbox in
+                let (daemon, base) = try await startDaemon(sandbox)
+                let enqueued = try await sandbox.lineup(["enqueue", "statistics", "output=stats.json", "--spool", sandbox.spool.path])
+                #expect(enqueued.termination == .exited(0), "\(enqueued.standardError)")
+                try await sandbox.poll("the statistics to be done", daemon: daemon) { try sandbox.jobFiles("done").count == 1 }
+                try Data("TOP-SECRET-CONTENT".utf8).write(to: sandbox.root.appending(path: "secret.svg"))
+
+                let listed = try await HTTP.request(base.appending(path: "api/pictures"))
+                let pictures = try #require(try JSONSerialization.jsonObject(with: Data(listed.body.utf8)) as? [[String: String]])
+                #expect(pictures.map { $0["name"] } == ["stats.svg"])
+                let picture = try await HTTP.request(base.appending(path: "pictures/stats.svg"))
+                #expect(picture.status == 200)
+                #expect(picture.header("Content-Type") == "image/svg+xml")
+                #expect(picture.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
+                #expect(picture.body.hasPrefix("<?xml") && picture.body.contains("Surf statistics"))
+                for (path, status) in [
+                    ("pictures/..%2Fsecret.svg", 400), ("pictures/stats.json", 400), ("pictures/.hidden.svg", 400),
+                    ("pictures/none.svg", 404),
+                ] {
+                    let answer = try await HTTP.request(try #require(URL(string: base.absoluteString + "/" + path)))
+                    #expect(answer.status == status, "\(path): \(answer.status) \(answer.body)")
+                    #expect(!answer.body.contains("TOP-SECRET-CONTENT"))
+                }
+            }
+        }
+
         @Test("without a token file the actions are off (403) and reading still works")
         func actionsOffWithoutAToken() async throws {
             try await withSandbox { sandbox in

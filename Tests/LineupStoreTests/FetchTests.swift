@@ -144,6 +144,12 @@ import Testing
                     predicate: \.location == "A", groupBy: [.month(of: \.date, as: "month")], aggregates: [.count(as: "n")]))
         }
         #expect(months == [["month": .integer(1), "n": .integer(1)], ["month": .integer(7), "n": .integer(2)]])
+        let days = try context.performAndWait {
+            try context.aggregate(
+                AggregateRequest<Entry>(
+                    predicate: \.location == "A", groupBy: [.day(of: \.date, as: "day")], aggregates: [.count(as: "n")]))
+        }
+        #expect(days == [["day": .text("2024-01-01"), "n": .integer(1)], ["day": .text("2024-07-01"), "n": .integer(2)]])
     }
 
     @Test func aggregatesIgnoreUnsavedChanges() throws {

@@ -39,6 +39,11 @@ public struct GroupKey<Object: ManagedObject>: Sendable {
         GroupKey(name: name, sql: quoted(Object.entity.propertyName(for: keyPath)))
     }
 
+    /// The day (UTC) of a date property, as text: `2026-11-25`.
+    public static func day<Value: StoreValueConvertible>(of keyPath: KeyPath<Object, Value>, as name: String) -> GroupKey {
+        GroupKey(name: name, sql: "date(\(quoted(Object.entity.propertyName(for: keyPath))), 'unixepoch')")
+    }
+
     /// The month (1–12, UTC) of a date property.
     public static func month<Value: StoreValueConvertible>(of keyPath: KeyPath<Object, Value>, as name: String) -> GroupKey {
         GroupKey(name: name, sql: "CAST(strftime('%m', \(quoted(Object.entity.propertyName(for: keyPath))), 'unixepoch') AS INTEGER)")

@@ -120,6 +120,25 @@ async function loadScheduled() {
   }), "no cron job");
 }
 
+async function loadPictures() {
+  const response = await fetch("/api/pictures", { headers: authHeaders() });
+  if (!response.ok) return;
+  const pictures = await response.json();
+  $("pictures-section").hidden = pictures.length === 0;
+  const token = tokenField.value.trim();
+  $("pictures").replaceChildren(...pictures.map((picture) => {
+    const figure = document.createElement("figure");
+    const image = document.createElement("img");
+    // A new URL each time it changes, so that the browser draws the new one.
+    image.src = picture.url + "?at=" + encodeURIComponent(picture.modifiedAt) + (token ? "&token=" + encodeURIComponent(token) : "");
+    image.alt = picture.name;
+    const caption = document.createElement("figcaption");
+    caption.textContent = `${picture.name}, ${new Date(picture.modifiedAt).toLocaleString()}`;
+    figure.append(image, caption);
+    return figure;
+  }));
+}
+
 async function loadFailed() {
   const response = await fetch("/api/failed", { headers: authHeaders() });
   if (!response.ok) return;
@@ -209,6 +228,7 @@ function connect() {
     log.prepend(item);
     while (log.children.length > 200) log.lastChild.remove();
     if (data.type === "jobFailed" || data.type === "flushed") loadFailed();
+    if (data.type === "jobAcknowledged") loadPictures();
     if (data.type === "jobScheduled" || data.type === "jobClaimed" || data.type === "reloaded") loadScheduled();
   };
   for (const type of ["started", "jobClaimed", "jobWaiting", "jobStarted", "jobFinished", "retryScheduled", "jobFailed",
@@ -219,5 +239,6 @@ function connect() {
 
 loadFailed();
 loadScheduled();
+loadPictures();
 showJob();
 connect();
