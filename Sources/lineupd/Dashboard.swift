@@ -13,7 +13,7 @@ import NIOCore
 /// |---|---|
 /// | `GET /api/status` | what `lineup status --json` prints, in the same shape |
 /// | `GET /api/failed` | every failed job with its reason, newest first |
-/// | `GET /api/jobs/ID` | the jobs whose id or name is ID, wherever they lie, with their reports |
+/// | `GET /api/jobs/ID` | the jobs whose id or name is ID, wherever they lie, with their reports and their latest log lines |
 /// | `GET /api/scheduled` | the jobs waiting in `new/` for their `notBefore` time, and the `cron` jobs |
 /// | `GET /api/pictures` | the pictures (`*.svg`) in the output directory, newest first |
 /// | `GET /pictures/NAME.svg` | one of them (the `statistics` job's) |
@@ -32,6 +32,8 @@ struct Dashboard: Sendable {
     let token: ActionToken?
     /// Whether reading needs the token too: the endpoint is reachable beyond loopback.
     let readsNeedToken: Bool
+    /// The latest log lines of each job, for its page.
+    let jobLog: JobLog
     let logger: Logger
 
     /// How many of the latest failures `/api/status` lists, as `lineup status` does.
@@ -58,8 +60,12 @@ struct Dashboard: Sendable {
         route(router, "/api/jobs/{id}", .get) { request, context in
             try authorizeRead(request)
             let id = try Self.jobID(context)
-            let found = try JobDetail.find(id, in: spool())
+            var found = try JobDetail.find(id, in: spool())
             guard !found.isEmpty else { throw HTTPError(.notFound, message: "no job \(id) in \(spoolURL.path)") }
+            for index in found.indices {
+                // Logged under the job's id, or its name when it has none.
+                found[index].log = jobLog.lines(ofJob: found[index].id ?? found[index].name)
+            }
             return try Self.json(found)
         }
         route(router, "/api/scheduled", .get) { request, _ in

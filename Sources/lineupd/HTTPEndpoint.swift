@@ -25,6 +25,7 @@ struct HTTPEndpoint: Service {
     let registry: PrometheusCollectorRegistry
     /// What the dashboard's actions need; nil: they are off.
     let token: ActionToken?
+    let jobLog: JobLog
     let logger: Logger
 
     /// Parses `HOST:PORT` (`127.0.0.1:9464`, `[::1]:9464`, `localhost:0` for any free port).
@@ -63,7 +64,8 @@ struct HTTPEndpoint: Service {
             headers[.contentType] = "application/json"
             return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
         }
-        Dashboard(daemon: daemon, spoolURL: spoolURL, token: token, readsNeedToken: !Self.isLoopback(host), logger: logger)
+        Dashboard(
+            daemon: daemon, spoolURL: spoolURL, token: token, readsNeedToken: !Self.isLoopback(host), jobLog: jobLog, logger: logger)
             .register(on: router)
         let logger = self.logger
         let application = Application(
@@ -79,11 +81,9 @@ struct HTTPEndpoint: Service {
 
     private func updateGauges() async {
         let status = await daemon.status()
-        var unsavedRows: Int?
-        if let container = daemon.container {
-            let main = container.mainContext
-            unsavedRows = try? await main.perform { main.unsavedRowCount }
-        }
+        // As the status last counted them: a scrape never waits for a main context that a slow
+        // flush holds.
+        let unsavedRows = status?.mainContextUnsavedRows
         var queue: (count: Int, oldestDueSince: Date?) = (0, nil)
         do {
             queue = try SpoolDirectory(root: spoolURL, durability: .none).queueSummary()

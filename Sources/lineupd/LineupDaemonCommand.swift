@@ -36,9 +36,13 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         // does before it opens the store (a supervisor may signal a daemon that is starting).
         signal(SIGHUP, SIG_IGN)
         signal(SIGUSR1, SIG_IGN)
+        // Every job's latest lines are also kept for the dashboard's job page.
+        let jobLog = JobLog()
         switch options.logFormat {
-        case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        case .json: LoggingSystem.bootstrap { JSONLogHandler.standardError(label: $0) }
+        case .text:
+            LoggingSystem.bootstrap { MultiplexLogHandler([StreamLogHandler.standardError(label: $0), jobLog.handler(label: $0)]) }
+        case .json:
+            LoggingSystem.bootstrap { MultiplexLogHandler([JSONLogHandler.standardError(label: $0), jobLog.handler(label: $0)]) }
         }
         let logger = Logger(label: "lineupd")
         logger.info("lineupd starting", metadata: ["pid": "\(ProcessInfo.processInfo.processIdentifier)"])
@@ -91,7 +95,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             services.append(
                 HTTPEndpoint(
                     host: host, port: port, daemon: daemon, spoolURL: configuration.spoolURL, metrics: metrics,
-                    registry: registry, token: token, logger: logger))
+                    registry: registry, token: token, jobLog: jobLog, logger: logger))
         }
         do {
             try await daemon.runWithSignalHandling(alongside: services)

@@ -71,6 +71,11 @@ extension DaemonTests {
                 #expect(details.count == 1 && details[0]["directory"] as? String == "done")
                 #expect((details[0]["file"] as? String)?.contains(#""input":"ok.xml""#) == true)
                 #expect((details[0]["result"] as? [String: Any])?["id"] as? String == "ok")
+                #expect(details[0]["id"] as? String == "ok")
+                let log = try #require(details[0]["log"] as? [[String: Any]])
+                let messages = log.compactMap { $0["message"] as? String }
+                #expect(messages.contains("job started") && messages.contains("job acknowledged"), "\(messages)")
+                #expect(log.allSatisfy { ($0["metadata"] as? [String: String])?["job"] == nil }, "the job is the page's, not repeated")
 
                 daemon.send(SIGTERM)
                 #expect(try await daemon.waitForExit(timeout: .seconds(60)) == .exited(0))

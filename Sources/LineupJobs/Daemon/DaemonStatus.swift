@@ -73,8 +73,9 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// Jobs acknowledged in each of the last 60 minutes, oldest first; the last is the minute
     /// under way.
     public var acknowledgedPerMinute: [Int]?
-    /// The rows the main context held unsaved at the last status update: what the next flush
-    /// writes, and what a crash before it would lose.
+    /// The rows the main context held unsaved when it was last asked (at the status update
+    /// before this one, or earlier while a flush held it): what the next flush writes, and what a
+    /// crash before it would lose. Nil until it has answered once.
     public var mainContextUnsavedRows: Int?
     /// Flushes that failed in a row (0 after a successful one).
     public var consecutiveFlushFailures: Int

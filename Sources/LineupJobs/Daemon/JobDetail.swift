@@ -6,6 +6,8 @@ public import LineupSpool
 public struct JobDetail: Sendable, Encodable {
     /// The name it was enqueued under.
     public var name: String
+    /// Its file's `id`, if it has one and the file can be read.
+    public var id: String?
     /// `queued`, `running`, `done` or `failed`.
     public var state: String
     /// The directory it lies in (`new`, `active`, `done`, `failed`).
@@ -20,6 +22,8 @@ public struct JobDetail: Sendable, Encodable {
     public var result: JobResultReport?
     /// Its error report, once it failed.
     public var failure: JobFailureReport?
+    /// Its latest log lines, where they are kept (the dashboard's ``JobLog``).
+    public var log: [JobLog.Line]?
 
     /// How much of a job file is shown.
     public static let maximumFileLength = 65_536
@@ -43,6 +47,7 @@ public struct JobDetail: Sendable, Encodable {
             defer { try? handle.close() }
             return (try? handle.read(upToCount: Self.maximumFileLength)).map { String(decoding: $0, as: UTF8.self) }
         }
+        id = entry.isBulk ? nil : (try? Data(contentsOf: entry.url)).flatMap { try? JobFile(data: $0).id }
         result = entry.state == .done ? try? directory.resultReport(for: entry) : nil
         failure = entry.state == .failed ? try? directory.failureReport(for: entry) : nil
     }

@@ -53,27 +53,28 @@ extension JobRunner {
         }
     }
 
-    /// Reads the main context's unsaved rows (on its queue, without holding the coordinator up),
-    /// then rewrites `status.json`; from any thread.
+    /// Rewrites `status.json`, from any thread, and asks the main context for its unsaved rows
+    /// for the next one.
     func refreshStatus() async {
-        let rows = await mainContextRows()
-        await onCoordinator {
-            self.mainContextUnsavedRows = rows
-            self.writeStatus()
-        }
+        countMainContextRows()
+        await onCoordinator { self.writeStatus() }
     }
 
     /// The current status, from any thread.
     func status() async -> DaemonStatus {
-        let rows = await mainContextRows()
-        return await onCoordinator {
-            self.mainContextUnsavedRows = rows
-            return self.statusSnapshot()
-        }
+        countMainContextRows()
+        return await onCoordinator { self.statusSnapshot() }
     }
 
-    private func mainContextRows() async -> Int? {
+    /// Counts the main context's unsaved rows on its queue and hands the count to the
+    /// coordinator. Never waited for: while a flush holds the main context, the status goes on
+    /// being written with the count from before (a status that stalls with the disk would fail
+    /// the operator just when it matters).
+    private func countMainContextRows() {
         let main = container.mainContext
-        return try? await main.perform { main.unsavedRowCount }
+        main.perform {
+            let rows = main.unsavedRowCount
+            self.coordinator.async { self.mainContextUnsavedRows = rows }
+        }
     }
 }

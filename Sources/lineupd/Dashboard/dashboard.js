@@ -206,6 +206,15 @@ async function showJob() {
       pre.textContent = JSON.stringify(report, null, 2);
       part.append(pre);
     }
+    if (job.log && job.log.length > 0) {
+      const log = document.createElement("pre");
+      log.className = "log";
+      log.textContent = job.log.map((line) => {
+        const extra = Object.entries(line.metadata).map(([key, value]) => `${key}=${value}`).join(" ");
+        return `${new Date(line.time).toLocaleTimeString()} ${line.level} ${line.message}${extra ? " " + extra : ""}`;
+      }).join("\n");
+      part.append(log);
+    }
     return part;
   }));
 }
