@@ -34,6 +34,18 @@ extension DaemonTests {
                 try await browser.wait(for: "the live connection") { #"document.getElementById("connection").dataset.state === "live""# }
                 try await browser.wait(for: "the failed job's row") { ##"document.querySelectorAll("#failed button[data-action=retry]").length === 1"## }
 
+                // The demo's jobs and inputs beside it, so that the page (and its picture in the
+                // README) shows what the demo does.
+                let package = BuoyFixtures.samplesDirectory.deletingLastPathComponent()
+                for name in try FileManager.default.contentsOfDirectory(atPath: BuoyFixtures.samplesDirectory.path) {
+                    try? FileManager.default.copyItem(
+                        at: BuoyFixtures.samplesDirectory.appending(path: name), to: sandbox.input.appending(path: name))
+                }
+                let demoJobs = try FileManager.default.contentsOfDirectory(atPath: package.appending(path: "Jobs").path)
+                    .filter { $0.hasSuffix(".job.json") }.sorted()
+                for name in demoJobs {
+                    try sandbox.dropJob(named: name, contents: String(contentsOf: package.appending(path: "Jobs/\(name)"), encoding: .utf8))
+                }
                 try await sandbox.enqueueImport(id: "long", input: "long.xml")
                 let progress = ##"document.querySelector("#running tbody td.progress")?.textContent ?? """##
                 try await browser.wait(for: "the long import's progress") { "(\(progress)).trim() !== \"\"" }
@@ -51,13 +63,13 @@ extension DaemonTests {
                     try screenshot.write(to: URL(fileURLWithPath: directory).appending(path: "dashboard.png"))
                 }
 
-                try await sandbox.poll("the long import to be done", timeout: .seconds(120), daemon: daemon) {
-                    try sandbox.jobFiles("done").count == 1
+                try await sandbox.poll("the long import and the demo's jobs to be done", timeout: .seconds(120), daemon: daemon) {
+                    try sandbox.jobFiles("done").count == demoJobs.count + 1
                 }
                 let status = try await sandbox.lineup(["status", "--json", "--spool", sandbox.spool.path])
                 let printed = try #require(
                     (try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])?["counts"] as? [String: Int])
-                #expect(printed == ["queued": 0, "running": 0, "done": 1, "failed": 1])
+                #expect(printed == ["queued": 0, "running": 0, "done": demoJobs.count + 1, "failed": 1])
                 let shown = #"["queued", "running", "done", "failed"].map(k => k + "=" + document.getElementById("count-" + k).textContent).join(" ")"#
                 let expected = ["queued", "running", "done", "failed"].map { "\($0)=\(printed[$0] ?? -1)" }.joined(separator: " ")
                 try await browser.wait(for: "the page to show \(expected)") { "(\(shown)) === \(Self.literal(expected))" }
@@ -87,7 +99,7 @@ extension DaemonTests {
                         + #"field.dispatchEvent(new Event("change")); "# + "\(retryButton).click()")
                 try await browser.wait(for: "the retry") { #"document.getElementById("message").textContent.endsWith(": done")"# }
                 try await sandbox.poll("the retried job to be done", daemon: daemon) {
-                    try sandbox.jobFiles("done").count == 3 && sandbox.jobFiles("failed").isEmpty
+                    try sandbox.jobFiles("done").count == demoJobs.count + 3 && sandbox.jobFiles("failed").isEmpty
                 }
                 try await browser.wait(for: "the page to show no failed job") {
                     #"document.getElementById("count-failed").textContent === "0""#
