@@ -44,9 +44,7 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var fields = metadata
-        if let provided = metadataProvider?.get() { fields.merge(provided) { $1 } }
-        if let explicit = event.metadata { fields.merge(explicit) { $1 } }
+        var fields = metadata(of: event)
         if let error = event.error { fields["error"] = fields["error"] ?? "\(error)" }
 
         var line = "{\"time\":\(Self.quoted(Self.timestamp(Date())))"
@@ -131,5 +129,16 @@ public struct JSONLogHandler: LogHandler {
                 }
             }
         }
+    }
+}
+
+extension LogHandler {
+    /// The metadata of `event` as a handler writes it: the handler's own, then its provider's,
+    /// then the event's, each taking precedence over the ones before.
+    func metadata(of event: LogEvent) -> Logger.Metadata {
+        var fields = metadata
+        if let provided = metadataProvider?.get() { fields.merge(provided) { $1 } }
+        if let explicit = event.metadata { fields.merge(explicit) { $1 } }
+        return fields
     }
 }

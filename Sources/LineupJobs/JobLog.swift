@@ -85,9 +85,7 @@ public struct JobLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var fields = metadata
-        if let provided = metadataProvider?.get() { fields.merge(provided) { $1 } }
-        if let explicit = event.metadata { fields.merge(explicit) { $1 } }
+        var fields = metadata(of: event)
         guard let job = fields.removeValue(forKey: "job") else { return }
         log.record(
             JobLog.Line(

@@ -4,18 +4,23 @@ import Testing
 
 @Suite("Retry, cancel and discard")
 struct OperatorTests {
+    /// A job `nightly` claimed and failed: its claim, and its entry in `failed/`.
+    func failedJob(in spool: SpoolDirectory) throws -> (ClaimedJob, SpoolEntry) {
+        try spool.enqueue(JobFile(kind: "statistics", id: "nightly"))
+        let job = try #require(try spool.claimNext())
+        try spool.fail(
+            job,
+            report: JobFailureReport(
+                name: job.name, id: "nightly", kind: "statistics", reason: "disk full", attempts: 3, retryable: true,
+                startedAt: nil, finishedAt: Date()))
+        return (job, try #require(try spool.entries(.failed, matching: "nightly").first))
+    }
+
     @Test("a failed job retried from eight threads at once is queued once")
     func retryRace() async throws {
         try await withTemporaryDirectory { directory in
             let spool = try SpoolDirectory(root: directory)
-            try spool.enqueue(JobFile(kind: "statistics", id: "nightly"))
-            let job = try #require(try spool.claimNext())
-            try spool.fail(
-                job,
-                report: JobFailureReport(
-                    name: job.name, id: "nightly", kind: "statistics", reason: "disk full", attempts: 3, retryable: true,
-                    startedAt: nil, finishedAt: Date()))
-            let failed = try #require(try spool.entries(.failed, matching: "nightly").first)
+            let (job, failed) = try failedJob(in: spool)
 
             let successes = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<8 {
@@ -64,14 +69,7 @@ struct OperatorTests {
     func discardRace() async throws {
         try await withTemporaryDirectory { directory in
             let spool = try SpoolDirectory(root: directory)
-            try spool.enqueue(JobFile(kind: "statistics", id: "nightly"))
-            let job = try #require(try spool.claimNext())
-            try spool.fail(
-                job,
-                report: JobFailureReport(
-                    name: job.name, id: "nightly", kind: "statistics", reason: "disk full", attempts: 1, retryable: false,
-                    startedAt: nil, finishedAt: Date()))
-            let failed = try #require(try spool.entries(.failed, matching: "nightly").first)
+            let (_, failed) = try failedJob(in: spool)
             try spool.enqueue(JobFile(kind: "statistics", id: "queued"))
             let queuedEntry = try #require(try spool.entries(.queued, matching: "queued").first)
             let notFailed = try #require(throws: SpoolError.self) { try spool.discard(queuedEntry) }
