@@ -166,7 +166,7 @@ struct SpoolBenchmark {
             let throughput = run.throughput
             let calls = LatencySummary(run.pickup.enqueueCalls)
             table.notes.append(
-                "\(run.durability.rawValue): \(Format.grouped(throughput.jobs)) jobs; producer done after \(Format.seconds(throughput.producerElapsed)) (\(Format.groupedRate(Double(throughput.jobs) / MonotonicClock.seconds(throughput.producerElapsed))) enqueued), last job finished running after \(Format.seconds(throughput.lastFinished)), last acknowledged after \(Format.seconds(throughput.elapsed)); \(throughput.acknowledgingFlushes.count) acknowledging flushes (\(throughput.acknowledgingFlushes.map { "\(Format.grouped($0.jobs)) jobs filed after \(Format.seconds($0.endedAfter))" }.joined(separator: ", "))); CPU \(Format.seconds(throughput.cpuTime)) (all threads) for \(Format.seconds(throughput.elapsed)) of wall time. Pick-up run: enqueue call p50 \(calls.map { Format.milliseconds($0.p50) } ?? "-") ms, p99 \(calls.map { Format.milliseconds($0.p99) } ?? "-") ms."
+                "\(run.durability.rawValue): \(Format.grouped(throughput.jobs)) jobs; producer done after \(Format.seconds(throughput.producerElapsed)) (\(Format.groupedRate(Double(throughput.jobs) / MonotonicClock.seconds(throughput.producerElapsed))) enqueued), last job finished running after \(Format.seconds(throughput.lastFinished)), last acknowledged after \(Format.seconds(throughput.elapsed)); \(throughput.acknowledgingFlushes.count) acknowledging flushes (\(Self.describe(throughput.acknowledgingFlushes))); CPU \(Format.seconds(throughput.cpuTime)) (all threads) for \(Format.seconds(throughput.elapsed)) of wall time. Pick-up run: enqueue call p50 \(calls.map { Format.milliseconds($0.p50) } ?? "-") ms, p99 \(calls.map { Format.milliseconds($0.p99) } ?? "-") ms."
             )
         }
         table.notes.append("machine: \(machine).")
@@ -200,5 +200,20 @@ struct SpoolBenchmark {
     private func describe(_ summary: LatencySummary?) -> String {
         guard let summary else { return "no jobs" }
         return "p50 \(Format.milliseconds(summary.p50)) / p99 \(Format.milliseconds(summary.p99)) / max \(Format.milliseconds(summary.max)) ms"
+    }
+}
+
+extension SpoolBenchmark {
+    /// The acknowledging flushes of a run: every one when there are few, else the first and
+    /// the last few (an idle flush after every drained moment makes hundreds on a fsynced spool).
+    static func describe(_ flushes: [(endedAfter: UInt64, jobs: Int)]) -> String {
+        func text(_ flush: (endedAfter: UInt64, jobs: Int)) -> String {
+            "\(Format.grouped(flush.jobs)) jobs filed after \(Format.seconds(flush.endedAfter))"
+        }
+        guard flushes.count > 12 else { return flushes.map(text).joined(separator: ", ") }
+        let jobs = flushes.reduce(0) { $0 + $1.jobs }
+        return flushes.prefix(5).map(text).joined(separator: ", ")
+            + ", … \(flushes.count - 10) more, \(Format.grouped(jobs / flushes.count)) jobs each on average …, "
+            + flushes.suffix(5).map(text).joined(separator: ", ")
     }
 }
