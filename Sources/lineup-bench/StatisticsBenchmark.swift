@@ -20,14 +20,20 @@ struct StatisticsBenchmark {
     static let rounds = 5
     static let observationSeed: UInt64 = 0x5EED_B0E4_2024_0002
 
-    /// The SQL StatisticsCalculator's aggregate requests compile to (AggregateRequest: group
-    /// keys and aggregates as columns, the predicate's IS NOT NULL tests, GROUP BY and ORDER BY
-    /// the keys), plus the station look-up the task does for each station.
+    /// The SQL the aggregate requests of StatisticsCalculator and StatisticsChartData compile to
+    /// (AggregateRequest: group keys and aggregates as columns, the predicate's IS NOT NULL
+    /// tests, GROUP BY and ORDER BY the keys), plus the station look-ups the task does.
     static let baselineSQL = [
         #"SELECT "location" AS "location", count(*) AS "sessions", avg("rating") AS "meanRating", avg("height") AS "meanHeight" FROM "JournalEntry" WHERE "location" IS NOT NULL GROUP BY "location" ORDER BY "location""#,
         #"SELECT "location" AS "location", CAST(strftime('%m', "date", 'unixepoch') AS INTEGER) AS "month", count(*) AS "sessions", avg("rating") AS "meanRating" FROM "JournalEntry" WHERE ("location" IS NOT NULL AND "date" IS NOT NULL) GROUP BY "location", "month" ORDER BY "location", "month""#,
         #"SELECT "station" AS "station", count(*) AS "observations", min("time") AS "first", max("time") AS "last", count("waveHeight") AS "heights", min("waveHeight") AS "minHeight", avg("waveHeight") AS "meanHeight", max("waveHeight") AS "maxHeight", count("dominantPeriod") AS "periods", min("dominantPeriod") AS "minPeriod", avg("dominantPeriod") AS "meanPeriod", max("dominantPeriod") AS "maxPeriod" FROM "BuoyObservation" WHERE "time" IS NOT NULL GROUP BY "station" ORDER BY "station""#,
         #"SELECT pk, "stationID", "name" FROM "BuoyStation" ORDER BY pk"#,
+        // The picture's (StatisticsChartData): daily means per station, the months again, the
+        // sessions per location and day, and the stations' positions.
+        #"SELECT "station" AS "station", date("time", 'unixepoch') AS "day", avg("waveHeight") AS "height", avg("dominantPeriod") AS "period" FROM "BuoyObservation" WHERE "time" IS NOT NULL GROUP BY "station", "day" ORDER BY "station", "day""#,
+        #"SELECT "location" AS "location", CAST(strftime('%m', "date", 'unixepoch') AS INTEGER) AS "month", count(*) AS "sessions", avg("rating") AS "meanRating" FROM "JournalEntry" WHERE ("location" IS NOT NULL AND "date" IS NOT NULL) GROUP BY "location", "month" ORDER BY "location", "month""#,
+        #"SELECT "location" AS "location", date("date", 'unixepoch') AS "day", count(*) AS "sessions", avg("rating") AS "meanRating" FROM "JournalEntry" WHERE ("location" IS NOT NULL AND "date" IS NOT NULL) GROUP BY "location", "day" ORDER BY "location", "day""#,
+        #"SELECT pk, "stationID", "latitude", "longitude" FROM "BuoyStation" ORDER BY pk"#,
     ]
 
     let options: BenchOptions
@@ -87,8 +93,8 @@ struct StatisticsBenchmark {
         )
         table.notes = [
             "statistics: a store of \(Format.grouped(options.rows)) JournalEntry rows (BenchRowGenerator) and \(Format.grouped(options.observations)) observations of \(options.stations) stations (SampleObservations seed \(String(Self.observationSeed, radix: 16))), made by PersistentContainer and filled with raw SQL (\(Format.seconds(buildTime))); \(locations) locations.",
-            "Lineup: the statistics task (StatisticsTask from SurfJournalJobs.registry, output stats.json) in the foreground as `lineup run` does: three aggregate requests (SQL GROUP BY), a station look-up per station, stats.json and stats.txt written. Times of the \(Self.rounds) rounds: \(lineupTimes.map { Format.seconds($0) }.joined(separator: ", ")).",
-            "baseline: sqlite3 \(SQLiteShell.version()) (Debian's CLI): sqlite3 -json store.sqlite \"<the same 3 aggregate queries>; <the station look-up>\" > baseline.json, then fsync; from launch to fsync. Times: \(baselineTimes.map { Format.seconds($0) }.joined(separator: ", ")). The best round of each side is compared; ratio = baseline time / Lineup time.",
+            "Lineup: the statistics task (StatisticsTask from SurfJournalJobs.registry, output stats.json) in the foreground as `lineup run` does: six aggregate requests (SQL GROUP BY: three for the report, three for the picture), a station look-up per station, stats.json, stats.txt and stats.svg written. Times of the \(Self.rounds) rounds: \(lineupTimes.map { Format.seconds($0) }.joined(separator: ", ")).",
+            "baseline: sqlite3 \(SQLiteShell.version()) (Debian's CLI): sqlite3 -json store.sqlite \"<the same 6 aggregate queries>; <the 2 station look-ups>\" > baseline.json, then fsync; from launch to fsync. Times: \(baselineTimes.map { Format.seconds($0) }.joined(separator: ", ")). The best round of each side is compared; ratio = baseline time / Lineup time.",
             "machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
         ]
         return table
