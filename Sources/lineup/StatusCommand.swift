@@ -18,9 +18,6 @@ struct StatusCommand: ParsableCommand {
     @Option(help: "Seconds between redraws with --watch.")
     var interval: Double = 1
 
-    /// How many of the latest failures are shown.
-    static let recentFailureCount = 5
-
     func validate() throws {
         guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be more than 0 seconds") }
     }
@@ -40,7 +37,7 @@ struct StatusCommand: ParsableCommand {
     }
 
     private func render(_ directory: SpoolDirectory) throws -> String {
-        let snapshot = try StatusSnapshot(directory, recentFailureCount: Self.recentFailureCount)
+        let snapshot = try StatusSnapshot(directory)
         return json ? try snapshot.json() + "\n" : snapshot.text(now: Date())
     }
 }

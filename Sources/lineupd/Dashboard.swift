@@ -36,8 +36,6 @@ struct Dashboard: Sendable {
     let jobLog: JobLog
     let logger: Logger
 
-    /// How many of the latest failures `/api/status` lists, as `lineup status` does.
-    static let recentFailureCount = 5
     /// The largest body an action reads; actions take none.
     static let maximumActionBody = 1_024
     /// The methods a route refuses with 405 when it does not take them.
@@ -51,7 +49,7 @@ struct Dashboard: Sendable {
         }
         route(router, "/api/status", .get) { request, _ in
             try authorizeRead(request)
-            return try Self.json(StatusSnapshot(spool(), recentFailureCount: Self.recentFailureCount))
+            return try Self.json(StatusSnapshot(spool()))
         }
         route(router, "/api/failed", .get) { request, _ in
             try authorizeRead(request)
@@ -304,7 +302,7 @@ struct Dashboard: Sendable {
         let daemon = self.daemon
         let statusFrame: @Sendable () -> String = { [spoolURL] in
             let snapshot = (try? SpoolDirectory(root: spoolURL, durability: .fsync))
-                .flatMap { try? StatusSnapshot($0, recentFailureCount: Self.recentFailureCount).json() }
+                .flatMap { try? StatusSnapshot($0).json() }
             return snapshot.map { "event: status\ndata: \($0)\n\n" } ?? ""
         }
         return Response(

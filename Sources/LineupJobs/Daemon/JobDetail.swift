@@ -1,8 +1,8 @@
 import Foundation
 public import LineupSpool
 
-/// One job file wherever it lies, with its report: what `lineup show` prints and the
-/// dashboard's `GET /api/jobs/ID` serves.
+/// One job file wherever it lies, with its report: what the dashboard's `GET /api/jobs/ID`
+/// serves (`lineup show` prints the same for people).
 public struct JobDetail: Sendable, Encodable {
     /// The name it was enqueued under.
     public var name: String
@@ -43,11 +43,15 @@ public struct JobDetail: Sendable, Encodable {
         failedAttempts = entry.failedAttempts
         interruptions = entry.interruptions
         isBulk = entry.isBulk
-        file = (try? FileHandle(forReadingFrom: entry.url)).flatMap { handle in
+        // Read once: a job file whole (it is at most `maximumJobFileSize`) for its id, a bulk
+        // file only as far as it is shown.
+        let limit = entry.isBulk ? Self.maximumFileLength : SpoolDirectory.maximumJobFileSize
+        let contents = (try? FileHandle(forReadingFrom: entry.url)).flatMap { handle in
             defer { try? handle.close() }
-            return (try? handle.read(upToCount: Self.maximumFileLength)).map { String(decoding: $0, as: UTF8.self) }
+            return try? handle.read(upToCount: limit) ?? Data()
         }
-        id = entry.isBulk ? nil : (try? Data(contentsOf: entry.url)).flatMap { try? JobFile(data: $0).id }
+        file = contents.map { String(decoding: $0.prefix(Self.maximumFileLength), as: UTF8.self) }
+        id = entry.isBulk ? nil : contents.flatMap { try? JobFile(data: $0).id }
         result = entry.state == .done ? try? directory.resultReport(for: entry) : nil
         failure = entry.state == .failed ? try? directory.failureReport(for: entry) : nil
     }

@@ -24,8 +24,11 @@ public struct StatusSnapshot: Sendable, Encodable {
     /// The latest failures, newest first.
     public var recentFailures: [Failure]
 
+    /// How many of the latest failures ``recentFailures`` lists by default.
+    public static let recentFailureCount = 5
+
     /// Reads the spool at `directory` and its daemon's status file.
-    public init(_ directory: SpoolDirectory, recentFailureCount: Int) throws {
+    public init(_ directory: SpoolDirectory, recentFailureCount: Int = Self.recentFailureCount) throws {
         let counts = try directory.counts()
         self.counts = ["queued": counts.queued, "running": counts.running, "done": counts.done, "failed": counts.failed]
         unrecognized = try directory.unrecognizedQueueEntries()

@@ -5,10 +5,35 @@ public import LineupStore
 public enum StatisticsCalculator: Sendable {
     /// Call on `context`'s queue.
     public static func compute(in context: ManagedObjectContext) throws -> SurfStatistics {
-        SurfStatistics(locations: try locations(in: context), stations: try stations(in: context))
+        try compute(in: context, months: locationMonths(in: context))
     }
 
-    private static func locations(in context: ManagedObjectContext) throws -> [SurfStatistics.Location] {
+    /// The statistics, with the sessions per location and month computed already (the
+    /// statistics task shares them with its picture).
+    static func compute(in context: ManagedObjectContext, months: [StatisticsChartData.LocationMonth]) throws -> SurfStatistics {
+        SurfStatistics(locations: try locations(in: context, months: months), stations: try stations(in: context))
+    }
+
+    /// Sessions and mean rating per location and month of the year (UTC).
+    static func locationMonths(in context: ManagedObjectContext) throws -> [StatisticsChartData.LocationMonth] {
+        let rows = try context.aggregate(
+            AggregateRequest<JournalEntry>(
+                predicate: \.location != nil && \.date != nil,
+                groupBy: [.property(\.location, as: "location"), .month(of: \.date, as: "month")],
+                aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")]))
+        return rows.compactMap { row in
+            guard let location = row["location"].flatMap(String.init(storeValue:)),
+                let month = row["month"].flatMap(Int.init(storeValue:))
+            else { return nil }
+            return StatisticsChartData.LocationMonth(
+                location: location, month: month, sessions: row["sessions"].flatMap(Int.init(storeValue:)) ?? 0,
+                meanRating: row["meanRating"].flatMap(Double.init(storeValue:)))
+        }
+    }
+
+    private static func locations(
+        in context: ManagedObjectContext, months: [StatisticsChartData.LocationMonth]
+    ) throws -> [SurfStatistics.Location] {
         let perLocation = try context.aggregate(
             AggregateRequest<JournalEntry>(
                 predicate: \.location != nil,
@@ -16,20 +41,11 @@ public enum StatisticsCalculator: Sendable {
                 aggregates: [
                     .count(as: "sessions"), .average(\.rating, as: "meanRating"), .average(\.height, as: "meanHeight"),
                 ]))
-        let perMonth = try context.aggregate(
-            AggregateRequest<JournalEntry>(
-                predicate: \.location != nil && \.date != nil,
-                groupBy: [.property(\.location, as: "location"), .month(of: \.date, as: "month")],
-                aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")]))
         var bestMonths: [String: (month: Int, rating: Double, sessions: Int)] = [:]
-        for row in perMonth {
-            guard let location = row["location"].flatMap(String.init(storeValue:)),
-                let month = row["month"].flatMap(Int.init(storeValue:)),
-                let sessions = row["sessions"].flatMap(Int.init(storeValue:)),
-                let rating = row["meanRating"].flatMap(Double.init(storeValue:))
-            else { continue }
-            if let best = bestMonths[location], (best.rating, best.sessions) >= (rating, sessions) { continue }
-            bestMonths[location] = (month, rating, sessions)
+        for entry in months {
+            guard let rating = entry.meanRating else { continue }
+            if let best = bestMonths[entry.location], (best.rating, best.sessions) >= (rating, entry.sessions) { continue }
+            bestMonths[entry.location] = (entry.month, rating, entry.sessions)
         }
         return perLocation.compactMap { row in
             guard let location = row["location"].flatMap(String.init(storeValue:)) else { return nil }

@@ -72,6 +72,14 @@ public struct StatisticsChartData: Sendable, Equatable {
 
     /// Call on `context`'s queue. `spots` gives the positions of locations (see ``SurfSpots``).
     public static func compute(in context: ManagedObjectContext, spots: SurfSpots = .known) throws -> StatisticsChartData {
+        try compute(in: context, spots: spots, locationMonths: StatisticsCalculator.locationMonths(in: context))
+    }
+
+    /// The picture's data, with the sessions per location and month computed already (the
+    /// statistics task shares them with its report).
+    static func compute(
+        in context: ManagedObjectContext, spots: SurfSpots = .known, locationMonths: [LocationMonth]
+    ) throws -> StatisticsChartData {
         let stationDays = try context.aggregate(
             AggregateRequest<BuoyObservation>(
                 predicate: \.time != nil,
@@ -97,20 +105,6 @@ public struct StatisticsChartData: Sendable, Equatable {
         }
         let stations = series.keys.sorted().map { id in
             StationSeries(stationID: id, days: series[id]!.sorted { $0.day < $1.day })
-        }
-
-        let months = try context.aggregate(
-            AggregateRequest<JournalEntry>(
-                predicate: \.location != nil && \.date != nil,
-                groupBy: [.property(\.location, as: "location"), .month(of: \.date, as: "month")],
-                aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")]))
-        let locationMonths = months.compactMap { row -> LocationMonth? in
-            guard let location = row["location"].flatMap(String.init(storeValue:)),
-                let month = row["month"].flatMap(Int.init(storeValue:))
-            else { return nil }
-            return LocationMonth(
-                location: location, month: month, sessions: row["sessions"].flatMap(Int.init(storeValue:)) ?? 0,
-                meanRating: row["meanRating"].flatMap(Double.init(storeValue:)))
         }
 
         let days = try context.aggregate(

@@ -24,8 +24,10 @@ public final class StatisticsTask: JobTask, @unchecked Sendable {
     }
 
     public override func run(in context: ManagedObjectContext) throws -> JobOutcome {
-        let statistics = try StatisticsCalculator.compute(in: context)
-        let chart = StatisticsChart.svg(try StatisticsChartData.compute(in: context))
+        // The sessions per location and month serve the report (best months) and the picture.
+        let months = try StatisticsCalculator.locationMonths(in: context)
+        let statistics = try StatisticsCalculator.compute(in: context, months: months)
+        let chart = StatisticsChart.svg(try StatisticsChartData.compute(in: context, locationMonths: months))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
