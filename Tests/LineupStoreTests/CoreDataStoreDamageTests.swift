@@ -8,11 +8,12 @@ import Testing
 /// (scripts/fuzz.sh core-data-store): the reader must refuse them with an error that names the
 /// file, not hand out rows that break its promises, and not stop the process.
 @Suite struct CoreDataStoreDamageTests {
-    let directory: URL
+    /// Removed when the test ends (a suite value lives for one test).
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("CoreDataStoreDamageTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory(prefix: "CoreDataStoreDamageTests")
     }
 
     func readAll(_ store: URL, entity: String) throws -> [Int64] {

@@ -18,22 +18,7 @@ private let surfJournalCorpus = URL(fileURLWithPath: #filePath)
 
 private let storeName = "SurfJournalModel.sqlite"
 
-/// A fresh directory, removed (even when made read-only) when the value is released.
-private final class ScratchDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("CoreDataStoreReaderTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-        try setPermissions(0o755, of: url)
-    }
-
-    deinit {
-        try? setPermissions(0o755, of: url)
-        try? FileManager.default.removeItem(at: url)
-    }
-
+extension ScratchDirectory {
     /// Copies the SurfJournal store files with the given suffixes (the corpus is never opened
     /// in place), and returns the URL of the copied `.sqlite`.
     func copySurfJournal(suffixes: [String] = ["", "-wal", "-shm"]) throws -> URL {
@@ -45,24 +30,6 @@ private final class ScratchDirectory {
         }
         return url.appendingPathComponent(storeName)
     }
-
-    func write(_ data: Data, to name: String) throws -> URL {
-        let file = url.appendingPathComponent(name)
-        try data.write(to: file)
-        return file
-    }
-
-    /// Makes the directory and every file in it read-only (0555 and 0444).
-    func makeReadOnly() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) {
-            try setPermissions(0o444, of: url.appendingPathComponent(name))
-        }
-        try setPermissions(0o555, of: url)
-    }
-}
-
-private func setPermissions(_ mode: Int, of url: URL) throws {
-    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
 }
 
 private func contents(_ store: URL, _ suffix: String) throws -> Data {
@@ -99,7 +66,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("lists the JournalEntry entity, its 5,000 rows and its attributes")
     func surfJournalEntities() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let reader = try CoreDataStoreReader(url: try directory.copySurfJournal())
 
         #expect(reader.entities.map(\.name) == ["JournalEntry"])
@@ -119,7 +86,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("streams all 5,000 rows from the -wal in Z_PK order, in batches")
     func surfJournalRows() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let reader = try CoreDataStoreReader(url: try directory.copySurfJournal())
 
         var batchSizes: [Int] = []
@@ -171,7 +138,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("never modifies the .sqlite or -wal file")
     func leavesStoreFilesUnchanged() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.copySurfJournal()
         let sqliteBefore = try contents(store, "")
         let walBefore = try contents(store, "-wal")
@@ -189,7 +156,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("reads a store whose directory and files are not writable")
     func readsReadOnlyDirectory() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.copySurfJournal()
         try directory.makeReadOnly()
         let before = try ["", "-wal", "-shm"].map { try contents(store, $0) }
@@ -208,7 +175,7 @@ struct CoreDataStoreReaderTests {
         arguments: [["-shm"], ["-wal", "-shm"]]
     )
     func readOnlyDirectoryWithoutWALFiles(missing: [String]) throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.copySurfJournal(suffixes: ["", "-wal", "-shm"].filter { !missing.contains($0) })
         try directory.makeReadOnly()
 
@@ -225,7 +192,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("the .sqlite copied without its -wal holds no rows, and the reader says why, naming the file")
     func sqliteFileAloneIsEmpty() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.copySurfJournal(suffixes: [""])
         let reader = try CoreDataStoreReader(url: store)
 
@@ -246,7 +213,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("a store in rollback-journal mode needs no -wal and raises no doubt")
     func rollbackJournalStoreHasNoWarning() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.write(CoreDataStoreFixtures.inheritanceStore, to: "Spots.sqlite")
         let reader = try CoreDataStoreReader(url: store)
         #expect(reader.warnings.isEmpty)
@@ -255,7 +222,7 @@ struct CoreDataStoreReaderTests {
     @Test("an error thrown by the body stops the iteration and comes out unchanged")
     func bodyErrorIsRethrown() throws {
         struct Stop: Error, Equatable {}
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let reader = try CoreDataStoreReader(url: try directory.copySurfJournal())
 
         var batches = 0
@@ -272,7 +239,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("an unknown entity is an error that lists the known ones")
     func unknownEntity() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.copySurfJournal()
         let reader = try CoreDataStoreReader(url: store)
 
@@ -285,7 +252,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("reading after close() fails with an error naming the file")
     func readAfterClose() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.copySurfJournal()
         let reader = try CoreDataStoreReader(url: store)
         try reader.close()
@@ -301,7 +268,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("a sub-entity shares its root's table and is told apart by Z_ENT")
     func subEntities() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let reader = try CoreDataStoreReader(url: try directory.write(CoreDataStoreFixtures.inheritanceStore, to: "Spots.sqlite"))
 
         #expect(reader.entities.map(\.name) == ["Spot", "ReefSpot"])
@@ -326,7 +293,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("attribute names are lower-cased column names unless the model's names are given")
     func attributeNames() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.write(CoreDataStoreFixtures.inheritanceStore, to: "Spots.sqlite")
 
         let plain = try CoreDataStoreReader(url: store)
@@ -343,7 +310,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("typed accessors convert Core Data's storage and give nil for NULL")
     func typedAccessors() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.write(CoreDataStoreFixtures.inheritanceStore, to: "Spots.sqlite")
         let reader = try CoreDataStoreReader(url: store, attributeNames: ["waveHeight", "firstSurfed", "reefDepth"])
         var rows: [CoreDataRow] = []
@@ -377,7 +344,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("a value of another type or an unknown attribute is an error, not nil")
     func accessorErrors() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let store = try directory.write(CoreDataStoreFixtures.inheritanceStore, to: "Spots.sqlite")
         let reader = try CoreDataStoreReader(url: store, attributeNames: ["waveHeight"])
         var rows: [CoreDataRow] = []
@@ -409,7 +376,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("a missing file is an error naming it")
     func missingFile() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let missing = directory.url.appendingPathComponent("Nowhere.sqlite")
         let error = try #require(throws: CoreDataStoreError.self) { try CoreDataStoreReader(url: missing) }
         #expect(error.code == .fileNotFound)
@@ -419,7 +386,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("a file that is not SQLite is an error naming it")
     func notSQLite() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let text = try directory.write(Data("date,location\n2014-08-29,Rincon\n".utf8), to: "journal.sqlite")
         let error = try #require(throws: CoreDataStoreError.self) { try CoreDataStoreReader(url: text) }
         #expect(error.code == .notADatabase)
@@ -432,7 +399,7 @@ struct CoreDataStoreReaderTests {
 
     @Test("an SQLite database without Z_PRIMARYKEY and Z_METADATA is not a Core Data store")
     func notCoreData() throws {
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
         let plain = try directory.write(CoreDataStoreFixtures.plainSQLiteDatabase, to: "Notes.sqlite")
         let error = try #require(throws: CoreDataStoreError.self) { try CoreDataStoreReader(url: plain) }
         #expect(error.code == .notACoreDataStore)

@@ -26,12 +26,13 @@ final class Tag: ManagedObject {
 }
 
 @Suite struct StoreFileTests {
-    let directory: URL
+    /// Removed when the test ends (a suite value lives for one test).
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
     let logger = Logger(label: "test")
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lineup-file-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory(prefix: "lineup-file-tests")
     }
 
     private func open(_ name: String, _ types: ManagedObject.Type...) throws -> PersistentContainer {
