@@ -135,6 +135,11 @@ extension JobFile {
 
     /// Parses the bytes as one JSON object.
     static func decodeObject(_ data: Data, path: String?) throws(SpoolError) -> [String: JSONValue] {
+        if let fields = JSONObjectParser.parse(data) {
+            return fields
+        }
+        // Not plain JSON text, so JSONDecoder decides: it refuses it with the error below, or
+        // reads what its leniency allows (JSONObjectParser's notes).
         let decoder = JSONDecoder()
         // Straight into the fields, the case of every valid job file: decoding a `JSONValue`
         // first would try (and fail) the four scalar types before it got to the object.

@@ -4,9 +4,10 @@ import LineupSpool
 import Testing
 
 /// Every input the job-file fuzzer (scripts/fuzz.sh job-file) found a problem with, kept in
-/// `Fuzz/` and read here as the fuzzer reads it: decoded as a job file, then its text resolved
-/// as an input and an output path. A refusal is a job's mistake (bad file, bad path), never an
-/// I/O error, which the daemon would retry. The fuzzer runs them again under its sanitizers.
+/// `Fuzz/` and read here as the fuzzer reads it: decoded as a job file (as `JSONDecoder` reads
+/// it, case for case), then its text resolved as an input and an output path. A refusal is a
+/// job's mistake (bad file, bad path), never an I/O error, which the daemon would retry. The
+/// fuzzer runs them again under its sanitizers.
 @Suite struct FuzzRegressionTests {
     static let inputs = FuzzInputs.files(besides: #filePath)
 
@@ -19,6 +20,10 @@ import Testing
         let bytes = try Data(contentsOf: input)
         do {
             let job = try JobFile(data: bytes, path: input.path)
+            let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: bytes)
+            #expect(
+                decoded.map { JobFileParsingTests.sameCases(.object(job.fields), .object($0)) } == true,
+                "\(job.fields) against \(String(describing: decoded))")
             // What `lineup enqueue` writes reads back as the same job.
             #expect(try JobFile(data: job.encoded()) == job)
         } catch {

@@ -1,9 +1,9 @@
 // libFuzzer target for the job file decoder, its validation, and PathPolicy. Each input is
-// decoded as a job file; an accepted file must keep its fields through encoding and decoding
-// again, and a refused one must get a SpoolError that names it. Every string in the file, and
-// the whole input as text, is then resolved as an input and as an output path in a sandbox of
-// files, directories and symbolic links (PathSandbox), which must never hand out a path
-// outside its directory.
+// decoded as a job file; an accepted file must read as JSONDecoder reads it and keep its
+// fields through encoding and decoding again, and a refused one must get a SpoolError that
+// names it. Every string in the file, and the whole input as text, is then resolved as an
+// input and as an output path in a sandbox of files, directories and symbolic links
+// (PathSandbox), which must never hand out a path outside its directory.
 
 import Foundation
 import FuzzSupport
@@ -23,6 +23,7 @@ func fuzzJobFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do throws(SpoolError) {
         let job = try JobFile(data: bytes, path: jobPath)
         checkAccepted(job)
+        checkReadAsJSONDecoderReads(job, from: bytes)
         for string in strings(in: .object(job.fields)) {
             sandbox.check(string)
         }
@@ -49,6 +50,28 @@ private func checkAccepted(_ job: JobFile) {
         expect(fields == job.fields, "parameters(as:) decoded \(fields), the file has \(job.fields)")
     } catch {
         fatalError("an accepted job file does not survive encoding: \(error)")
+    }
+}
+
+/// JobFile parses plain JSON with a fast parser of its own and leaves the rest to `JSONDecoder`:
+/// what it accepts must be what `JSONDecoder` reads, case for case (`.integer(1)` is not
+/// `.number(1)` here, though the two are equal as values).
+private func checkReadAsJSONDecoderReads(_ job: JobFile, from bytes: Data) {
+    guard let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: bytes) else {
+        fatalError("a job file JSONDecoder refuses was accepted: \(job.fields)")
+    }
+    expect(sameCases(.object(job.fields), .object(decoded)), "the job file read \(job.fields), JSONDecoder reads \(decoded)")
+}
+
+private func sameCases(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+    switch (lhs, rhs) {
+    case let (.integer(a), .integer(b)): a == b
+    case let (.number(a), .number(b)): a == b
+    case let (.array(a), .array(b)): a.count == b.count && zip(a, b).allSatisfy(sameCases)
+    case let (.object(a), .object(b)):
+        a.count == b.count && a.allSatisfy { key, value in b[key].map { sameCases(value, $0) } ?? false }
+    case (.integer, _), (.number, _), (.array, _), (.object, _): false
+    default: lhs == rhs
     }
 }
 
