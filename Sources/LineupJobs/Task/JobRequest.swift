@@ -55,7 +55,7 @@ public struct JobRequest: Sendable {
         var logger = logger
         // One change of the handler's metadata rather than three: a handler may redo work on
         // each (swift-log's StreamLogHandler re-renders all of it).
-        logger.handler.metadata.merge(["job": "\(jobID)", "kind": "\(file.kind)", "attempt": "\(attempt)"]) { $1 }
+        logger.handler.metadata.merge(["job": .string(jobID), "kind": .string(file.kind), "attempt": .string(String(attempt))]) { $1 }
         self.logger = logger
     }
 
