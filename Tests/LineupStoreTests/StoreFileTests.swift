@@ -182,4 +182,27 @@ final class Tag: ManagedObject {
         #expect(mode == "wal")
         try container.store.close()
     }
+
+    /// SQLite keeps what another program writes into an integer column: a real with a fraction,
+    /// one past Int64's range, or infinity. A Core Data user reading such a row gets a value
+    /// or the attribute's default, never a crash of the process.
+    @Test(arguments: [("2.75", 2 as Int?), ("-2.75", -2), ("1e300", nil), ("9e999", nil), ("-9e999", nil)])
+    func aForeignRealInAnIntegerColumnReadsWithoutTrapping(written: String, read: Int?) throws {
+        let url = directory.appendingPathComponent("store.sqlite")
+        let container = try PersistentContainer(url: url, model: testModel, logger: logger)
+        let context = container.newTaskContext(name: "job")
+        try context.performAndWait {
+            Entry(context: context).rating = 3
+            try context.save()
+        }
+        try container.flush()
+        try DatabaseQueue(path: url.path).write { db in
+            try db.execute(sql: "UPDATE \"Entry\" SET rating = \(written)")
+            #expect(try String.fetchOne(db, sql: "SELECT typeof(rating) FROM \"Entry\"") == "real")
+        }
+        let reader = container.newTaskContext(name: "reader")
+        let rating = try reader.performAndWait { try reader.fetch(FetchRequest<Entry>()).first?.rating }
+        #expect(rating == read)
+        try container.store.close()
+    }
 }

@@ -129,7 +129,11 @@ extension Int: StoreValueConvertible {
     public init?(storeValue: StoreValue) {
         switch storeValue {
         case let .integer(value): self = Int(value)
-        case let .real(value): self = Int(value)
+        // Another program may have written a real into the column (SQLite keeps it): its
+        // whole part, or nil (the attribute's default) when it has none in range, never a trap.
+        case let .real(value):
+            guard let whole = Int(exactly: value.rounded(.towardZero)) else { return nil }
+            self = whole
         default: return nil
         }
     }
@@ -143,7 +147,9 @@ extension Int64: StoreValueConvertible {
     public init?(storeValue: StoreValue) {
         switch storeValue {
         case let .integer(value): self = value
-        case let .real(value): self = Int64(value)
+        case let .real(value):
+            guard let whole = Int64(exactly: value.rounded(.towardZero)) else { return nil }
+            self = whole
         default: return nil
         }
     }
