@@ -17,7 +17,9 @@ extension SpoolDirectory {
     ///
     /// A done job that a job in `new/` or `active/` names in its `after` list is kept whatever
     /// its age: a daemon that starts later learns what finished from `done/`, and would leave
-    /// that dependent waiting for a job it could no longer see.
+    /// that dependent waiting for a job it could no longer see. The lines of bulk files count on
+    /// both sides: a queued bulk's lines wait for jobs too, and a done bulk is kept while a
+    /// queued job names one of its acknowledged lines.
     ///
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/io`` when a directory cannot be
     ///   listed or a file cannot be removed; what was removed before stays removed.
@@ -35,7 +37,7 @@ extension SpoolDirectory {
         let needed = try dependencyIDs()
         for entry in expired {
             let report = donePath + entry.jobFileName.resultReportName
-            if let id = jobID(at: entry.path), needed.contains(id) {
+            if !needed.isDisjoint(with: doneIDs(of: entry)) {
                 pruning.keptForDependents.append(entry)
                 continue
             }
@@ -46,26 +48,34 @@ extension SpoolDirectory {
         return pruning
     }
 
-    /// The ids that the jobs in `new/` and `active/` wait for.
+    /// The ids that the jobs in `new/` and `active/` wait for, bulk lines included.
     private func dependencyIDs() throws(SpoolError) -> Set<String> {
         var ids: Set<String> = []
         for state in [SpoolState.queued, .running] {
             for entry in try entries(state) {
-                guard let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumJobFileSize),
-                    size <= Self.maximumJobFileSize, let job = try? JobFile(data: contents)
-                else { continue }
-                ids.formUnion(job.after)
+                for job in jobFiles(in: entry) {
+                    ids.formUnion(job.after)
+                }
             }
         }
-
         return ids
     }
 
-    /// The `id` of the job file at `path`; nil when it has none or cannot be read.
-    private func jobID(at path: String) -> String? {
-        guard let (contents, size) = try? FileSystem.readFile(path, limit: Self.maximumJobFileSize),
-            size <= Self.maximumJobFileSize
-        else { return nil }
-        return (try? JobFile(data: contents))?.id
+    /// The jobs of a file: itself, or a bulk's lines. What cannot be read is left out.
+    private func jobFiles(in entry: SpoolEntry) -> [JobFile] {
+        let limit = entry.isBulk ? Self.maximumBulkFileSize : Self.maximumJobFileSize
+        guard let (contents, size) = try? FileSystem.readFile(entry.path, limit: limit), size <= limit else { return [] }
+        guard entry.isBulk else {
+            return (try? JobFile(data: contents)).map { [$0] } ?? []
+        }
+        return contents.split(separator: UInt8(ascii: "\n")).compactMap { try? JobFile(data: Data($0)) }
+    }
+
+    /// The ids a done file answers for: its job's, or a bulk's acknowledged lines'.
+    private func doneIDs(of entry: SpoolEntry) -> [String] {
+        if entry.isBulk {
+            return (try? acknowledgedLineIDs(of: entry)) ?? []
+        }
+        return jobFiles(in: entry).compactMap(\.id)
     }
 }
