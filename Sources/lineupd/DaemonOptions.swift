@@ -23,6 +23,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var flushWhenIdle: Bool?
     @Option(help: "Flush as soon as jobs have saved more than this many rows into the main context, 0 for never (default 25000).")
     var flushRowLimit: Int?
+    @Option(help: "Flush as soon as this many finished jobs wait for their acknowledgement, 0 for never (default 1000).")
+    var flushJobLimit: Int?
     @Option(help: "Seconds running jobs get to finish at shutdown, 0 to a year (default 20).")
     var gracePeriod: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
@@ -66,6 +68,9 @@ struct DaemonOptions: ParsableArguments, Sendable {
         }
         if let flushRowLimit {
             configuration.flushRowLimit = flushRowLimit
+        }
+        if let flushJobLimit {
+            configuration.flushJobLimit = flushJobLimit
         }
         if let gracePeriod {
             configuration.gracePeriod = try DaemonConfiguration.duration(seconds: gracePeriod, of: "--grace-period")

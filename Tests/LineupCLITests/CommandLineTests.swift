@@ -26,7 +26,8 @@ struct CommandLineTests {
             #expect(
                 listed == [
                     "--store", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
-                    "--flush-when-idle/--no-flush-when-idle", "--flush-row-limit", "--grace-period", "--log-level", "--keep-done", "--timeout",
+                    "--flush-when-idle/--no-flush-when-idle", "--flush-row-limit", "--flush-job-limit", "--grace-period", "--log-level",
+                    "--keep-done", "--timeout",
                     "--http-address", "--http-token-file", "--log-format", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))

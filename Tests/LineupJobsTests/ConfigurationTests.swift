@@ -214,19 +214,40 @@ import Testing
         #expect(error.message.contains("`flushWhenIdle` must be true or false"), "\(error.message)")
     }
 
-    @Test func flushRowLimitIsReadAndReloadable() throws {
+    /// The two flush limits, read and reloaded alike.
+    enum FlushLimit: String, CaseIterable, Sendable {
+        case flushRowLimit, flushJobLimit
+
+        var setting: WritableKeyPath<DaemonConfiguration, Int> {
+            switch self {
+            case .flushRowLimit: \.flushRowLimit
+            case .flushJobLimit: \.flushJobLimit
+            }
+        }
+
+        var defaultValue: Int {
+            switch self {
+            case .flushRowLimit: DaemonConfiguration.defaultFlushRowLimit
+            case .flushJobLimit: DaemonConfiguration.defaultFlushJobLimit
+            }
+        }
+    }
+
+    @Test(arguments: FlushLimit.allCases)
+    func flushLimitsAreReadAndReloadable(limit: FlushLimit) throws {
+        let (key, setting, defaultValue) = (limit.rawValue, limit.setting, limit.defaultValue)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = try load(#"{"flushRowLimit": 0}"#)
-        #expect(configuration.flushRowLimit == 0)
-        #expect(try load("{}").flushRowLimit == DaemonConfiguration.defaultFlushRowLimit)
+        let configuration = try load(#"{"\#(key)": 0}"#)
+        #expect(configuration[keyPath: setting] == 0)
+        #expect(try load("{}")[keyPath: setting] == defaultValue)
         var base = configuration
-        base.flushRowLimit = 5_000
-        #expect(base.reloading(from: configuration).flushRowLimit == 0)
+        base[keyPath: setting] = 5_000
+        #expect(base.reloading(from: configuration)[keyPath: setting] == 0)
         #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
-        let negative = try #require(throws: DaemonError.self) { try load(#"{"flushRowLimit": -1}"#) }
-        #expect(negative.message.contains("`flushRowLimit` must be from 0"), "\(negative.message)")
-        let text = try #require(throws: DaemonError.self) { try load(#"{"flushRowLimit": "many"}"#) }
-        #expect(text.message.contains("`flushRowLimit` must be a whole number"), "\(text.message)")
+        let negative = try #require(throws: DaemonError.self) { try load(#"{"\#(key)": -1}"#) }
+        #expect(negative.message.contains("`\(key)` must be from 0"), "\(negative.message)")
+        let text = try #require(throws: DaemonError.self) { try load(#"{"\#(key)": "many"}"#) }
+        #expect(text.message.contains("`\(key)` must be a whole number"), "\(text.message)")
     }
 
     @Test func cronJobsAreReadAndReloadable() throws {

@@ -8,10 +8,6 @@ import Testing
 /// daemon flushes them at once, through the same committer as every other flush, rather than at
 /// the interval: a large import reaches the disk while it still runs.
 @Suite(.timeLimit(.minutes(1))) struct RowLimitFlushTests {
-    func flushes(_ events: EventLog) -> [FlushSummary] {
-        events.seen.compactMap { if case let .flushed(summary) = $0 { summary } else { nil } }
-    }
-
     @Test func aRunningJobsSavedChunkReachesTheDiskOncePastTheLimit() async throws {
         // The interval is an hour and idle flushes are off: only the row limit can flush.
         let harness = try DaemonHarness { $0.flushRowLimit = 100 }
@@ -32,7 +28,7 @@ import Testing
         try await harness.stop(run)
         await events.drain()
         #expect(try harness.spool.counts().done == 1)
-        #expect(flushes(events).map(\.reason) == [.rowLimit, .shutdown])
+        #expect(events.flushes.map(\.reason) == [.rowLimit, .shutdown])
     }
 
     /// 150 rows saved: a limit of 150 is not passed, and 0 is no limit at all.
@@ -48,7 +44,7 @@ import Testing
         harness.latch.open()
         try await harness.stop(run)
         await events.drain()
-        #expect(flushes(events).map(\.reason) == [.shutdown])
+        #expect(events.flushes.map(\.reason) == [.shutdown])
         #expect(try harness.rowsOnDiskAfterStop() == 150)
     }
 }

@@ -46,6 +46,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// the disk while it runs and the main context's memory stays bounded; 0 turns it off.
     /// Default ``defaultFlushRowLimit``.
     public var flushRowLimit: Int
+    /// The daemon also flushes as soon as this many finished jobs wait for their
+    /// acknowledgement and no flush is under way, so that under a steady backlog a group is
+    /// filed while the next one runs, rather than all of them at the interval; 0 turns it off.
+    /// Default ``defaultFlushJobLimit``.
+    public var flushJobLimit: Int
     /// How long running jobs may take to finish at shutdown before they are cancelled.
     /// Default 20 s (below systemd's 90 s stop timeout).
     public var gracePeriod: Duration
@@ -136,6 +141,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.flushInterval = .seconds(5)
         self.flushesWhenIdle = true
         self.flushRowLimit = Self.defaultFlushRowLimit
+        self.flushJobLimit = Self.defaultFlushJobLimit
         self.gracePeriod = .seconds(20)
         self.cancellationTimeout = .seconds(5)
         self.flushBacklogLimit = 100
@@ -159,6 +165,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// tens of megabytes of changes.
     public static let defaultFlushRowLimit = 25_000
 
+    /// The default of ``flushJobLimit``: a group that the committer files in some tens of
+    /// milliseconds (two renames a job), large enough that a flush a group costs little.
+    public static let defaultFlushJobLimit = 1_000
+
     /// The claim window in effect.
     public var effectiveClaimWindow: Int {
         max(1, claimWindow ?? max(8, 4 * totalConcurrency))
@@ -176,6 +186,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         copy.flushInterval = other.flushInterval
         copy.flushesWhenIdle = other.flushesWhenIdle
         copy.flushRowLimit = other.flushRowLimit
+        copy.flushJobLimit = other.flushJobLimit
         copy.maxConcurrentJobs = other.maxConcurrentJobs
         copy.claimWindow = other.claimWindow
         copy.retry = other.retry
@@ -267,6 +278,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
             ("concurrency", maxConcurrentJobs, 1...1_024), ("claimWindow", claimWindow, 1...1_000_000),
             ("maxAttempts", retry.maxAttempts, 1...1_000), ("poisonThreshold", maxInterruptions, 1...1_000),
             ("flushBacklogLimit", flushBacklogLimit, 1...10_000_000), ("flushRowLimit", flushRowLimit, 0...100_000_000),
+            ("flushJobLimit", flushJobLimit, 0...10_000_000),
         ]
         for (name, value, range) in counts {
             if let value, !range.contains(value) {

@@ -28,6 +28,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var flushInterval: Double?
     public var flushWhenIdle: Bool?
     public var flushRowLimit: Int?
+    public var flushJobLimit: Int?
     public var gracePeriod: Double?
     public var cancellationTimeout: Double?
     public var flushBacklogLimit: Int?
@@ -127,15 +128,16 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case store, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, gracePeriod,
-            cancellationTimeout,
+        case store, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
+            gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron
 
         var kind: ValueKind {
             switch self {
             case .store, .spool, .input, .output, .logLevel: .string
-            case .concurrency, .claimWindow, .flushRowLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold: .wholeNumber
+            case .concurrency, .claimWindow, .flushRowLimit, .flushJobLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold:
+                .wholeNumber
             case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
                 .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone, .timeout:
                 .seconds
@@ -239,6 +241,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.usesInotify = inotify ?? result.usesInotify
         result.flushesWhenIdle = flushWhenIdle ?? result.flushesWhenIdle
         result.flushRowLimit = flushRowLimit ?? result.flushRowLimit
+        result.flushJobLimit = flushJobLimit ?? result.flushJobLimit
         result.statusInterval = duration(statusInterval, result.statusInterval)
         result.logLevel = logLevel ?? result.logLevel
         result.keepDone = keepDone.map { .nanoseconds(Int64($0 * 1e9)) } ?? result.keepDone

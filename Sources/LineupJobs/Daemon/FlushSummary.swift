@@ -15,6 +15,8 @@ public struct FlushSummary: Sendable, Hashable {
         case idle
         /// The main context held more rows than ``DaemonConfiguration/flushRowLimit``.
         case rowLimit
+        /// ``DaemonConfiguration/flushJobLimit`` finished jobs waited for their acknowledgement.
+        case jobLimit
         /// The last flush before the daemon stops.
         case shutdown
     }

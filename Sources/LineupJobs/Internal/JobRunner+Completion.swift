@@ -45,6 +45,7 @@ extension JobRunner {
             if record.dependentCount > 0 {
                 scheduleEarlyFlush(.dependency)
             }
+            flushIfGroupIsFull()
         case .cancelled:
             release(record)
         case let .failed(error):

@@ -127,7 +127,9 @@ extension JobRunner {
             logger.info("jobs are acknowledged again; claiming again")
             claimWhileRoom()
         }
-        // Jobs that finished while this flush ran, if nothing else is left to do.
+        // Jobs that finished while this flush ran: at once if they are many, else if nothing else
+        // is left to do.
+        flushIfGroupIsFull()
         flushIfIdle()
     }
 
@@ -191,13 +193,25 @@ extension JobRunner {
 
     /// Flushes when finished jobs wait for their acknowledgement and nothing else is to be
     /// done: nothing queued or running (claiming just found `new/` empty), no flush under way
-    /// (its end looks again). Under load the queue never drains, and jobs are acknowledged one
-    /// flush an interval, in groups.
+    /// (its end looks again). Under load the queue never drains, and jobs are acknowledged in
+    /// groups: one flush an interval, or one each ``flushIfGroupIsFull()``.
     func flushIfIdle() {
         assertOnCoordinator()
         guard !awaitingFlush.isEmpty, queuedTaskCount == 0, committing.isEmpty,
             settings.withLock({ $0.flushesWhenIdle })
         else { return }
         scheduleEarlyFlush(.idle)
+    }
+
+    /// Flushes when ``RunnerSettings/flushJobLimit`` finished jobs wait for their acknowledgement
+    /// and no flush is under way (its end looks again). Under a steady backlog the committer then
+    /// files one group while the jobs of the next run, and each group is as large as the jobs
+    /// that finished while it filed the last, rather than everything one flush interval holds,
+    /// filed in one go (and waited for) at its end.
+    func flushIfGroupIsFull() {
+        assertOnCoordinator()
+        let limit = settings.withLock { $0.flushJobLimit }
+        guard limit > 0, awaitingFlush.count >= limit, committing.isEmpty else { return }
+        scheduleEarlyFlush(.jobLimit)
     }
 }

@@ -9,6 +9,7 @@ struct RunnerSettings: Sendable {
     var flushInterval: Duration
     var flushesWhenIdle: Bool
     var flushRowLimit: Int
+    var flushJobLimit: Int
     var dependencyWaitTimeout: Duration
     var flushBacklogLimit: Int
     var flushFailureTimeout: Duration
@@ -29,6 +30,7 @@ struct RunnerSettings: Sendable {
         self.flushInterval = configuration.flushInterval
         self.flushesWhenIdle = configuration.flushesWhenIdle
         self.flushRowLimit = configuration.flushRowLimit
+        self.flushJobLimit = configuration.flushJobLimit
         self.dependencyWaitTimeout = configuration.dependencyWaitTimeout
         self.flushBacklogLimit = configuration.flushBacklogLimit
         self.flushFailureTimeout = configuration.flushFailureTimeout

@@ -7,8 +7,9 @@ import Testing
 
 /// A daemon running in-process over a temporary spool, store, input and output directory.
 ///
-/// The flush interval is an hour, and the daemon does not flush when idle, unless a test says
-/// otherwise, so that tests flush on demand (``JobDaemon/flush()``) and know exactly which flush acknowledges what.
+/// The flush interval is an hour, and the daemon does not flush when idle nor past a number of
+/// finished jobs, unless a test says otherwise, so that tests flush on demand
+/// (``JobDaemon/flush()``) and know exactly which flush acknowledges what.
 struct DaemonHarness {
     let root: URL
     let spool: SpoolDirectory
@@ -36,6 +37,7 @@ struct DaemonHarness {
         configuration.maxConcurrentJobs = 2
         configuration.flushInterval = .seconds(3600)
         configuration.flushesWhenIdle = false
+        configuration.flushJobLimit = 0
         configuration.rescanInterval = .milliseconds(20)
         configuration.statusInterval = .seconds(3600)
         configuration.gracePeriod = .seconds(30)
@@ -221,6 +223,11 @@ struct EventLog {
             if case let .jobReleased(info) = $0 { return info.name == name }
             return false
         }
+    }
+
+    /// The flushes seen so far.
+    var flushes: [FlushSummary] {
+        seen.compactMap { if case let .flushed(summary) = $0 { summary } else { nil } }
     }
 
     /// Reads the remaining events until the stream ends (the daemon stopped).
