@@ -1,6 +1,7 @@
 import Foundation
 import LineupJobs
 import LineupSpool
+import LineupStore
 import Testing
 
 /// `flushJobLimit`: once that many finished jobs wait for their acknowledgement, the daemon
@@ -39,5 +40,43 @@ import Testing
         await events.drain()
         #expect(events.flushes.map(\.reason) == [.shutdown])
         #expect(try harness.spool.counts().done == 3)
+    }
+
+    /// While flushes fail, the interval paces the retries: the failed group is back among the
+    /// jobs waiting, past the limit, and each completion must not try again at once.
+    @Test func aFailingFlushIsNotRetriedAtEachCompletion() async throws {
+        let harness = try DaemonHarness { $0.flushJobLimit = 2 }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let seed = try harness.enqueue(["kind": "insert-rows", "count": 1, "label": "old"])
+        try await events.finished(seed.name)
+        try await harness.daemon.flush()
+        let relabel = try harness.enqueue(["kind": "relabel", "from": "old", "to": "new"])
+        try await events.finished(relabel.name)
+        // A newer version of the row saved straight to disk: the relabel's flush conflicts.
+        let writer = try harness.container.writerContext
+        try writer.performAndWait {
+            let row = try #require(try writer.fetch(FetchRequest<TestRow>()).first)
+            row.value = 99
+            try writer.save()
+        }
+        // The second job waiting reaches the limit: that flush fails.
+        let second = try harness.enqueue(["kind": "insert-rows", "count": 1])
+        try await events.finished(second.name)
+        try await events.next {
+            if case .flushFailed(.jobLimit, _) = $0 { true } else { false }
+        }
+        // A third is past it, with the failed group back among the jobs waiting.
+        let third = try harness.enqueue(["kind": "insert-rows", "count": 1])
+        try await events.finished(third.name)
+        try await Task.sleep(for: .milliseconds(300))
+        let status = try #require(await harness.daemon.status())
+        #expect(status.consecutiveFlushFailures == 1)
+        #expect(status.awaitingFlush == 3)
+
+        try harness.container.mainContext.mergePolicy = .mergeByPropertyObjectTrump
+        let summary = try await harness.daemon.flush()
+        #expect(summary.acknowledged.count == 3)
+        try await harness.stop(run)
     }
 }

@@ -207,11 +207,13 @@ extension JobRunner {
     /// and no flush is under way (its end looks again). Under a steady backlog the committer then
     /// files one group while the jobs of the next run, and each group is as large as the jobs
     /// that finished while it filed the last, rather than everything one flush interval holds,
-    /// filed in one go (and waited for) at its end.
+    /// filed in one go (and waited for) at its end. While acknowledgements fail (a full disk),
+    /// the interval paces the retries instead: a failed group is back among the jobs waiting,
+    /// and each completion would otherwise try again at once.
     func flushIfGroupIsFull() {
         assertOnCoordinator()
         let limit = settings.withLock { $0.flushJobLimit }
-        guard limit > 0, awaitingFlush.count >= limit, committing.isEmpty else { return }
+        guard limit > 0, awaitingFlush.count >= limit, committing.isEmpty, acknowledgementStalledSince == nil else { return }
         scheduleEarlyFlush(.jobLimit)
     }
 }
