@@ -175,20 +175,8 @@ import Testing
         let harness = try DaemonHarness()
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
-        let seed = try harness.enqueue(["kind": "insert-rows", "count": 1, "label": "old"])
-        try await events.finished(seed.name)
-        try await harness.daemon.flush()
-
-        let relabel = try harness.enqueue(["kind": "relabel", "from": "old", "to": "new"])
-        try await events.finished(relabel.name)
-        // Someone else saves a newer version of the same row straight to disk, so the flush's
-        // main → writer step conflicts (merge policy .error) and fails.
+        let relabel = try await harness.prepareConflictingFlush(&events)
         let writer = try harness.container.writerContext
-        try writer.performAndWait {
-            let row = try #require(try writer.fetch(FetchRequest<TestRow>()).first)
-            row.value = 99
-            try writer.save()
-        }
         let error = await #expect(throws: StoreError.self) { try await harness.daemon.flush() }
         #expect(error?.code == .mergeConflict)
         try await events.next {

@@ -48,18 +48,7 @@ import Testing
         let harness = try DaemonHarness { $0.flushJobLimit = 2 }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
-        let seed = try harness.enqueue(["kind": "insert-rows", "count": 1, "label": "old"])
-        try await events.finished(seed.name)
-        try await harness.daemon.flush()
-        let relabel = try harness.enqueue(["kind": "relabel", "from": "old", "to": "new"])
-        try await events.finished(relabel.name)
-        // A newer version of the row saved straight to disk: the relabel's flush conflicts.
-        let writer = try harness.container.writerContext
-        try writer.performAndWait {
-            let row = try #require(try writer.fetch(FetchRequest<TestRow>()).first)
-            row.value = 99
-            try writer.save()
-        }
+        try await harness.prepareConflictingFlush(&events)
         // The second job waiting reaches the limit: that flush fails.
         let second = try harness.enqueue(["kind": "insert-rows", "count": 1])
         try await events.finished(second.name)

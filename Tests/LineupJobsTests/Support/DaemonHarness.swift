@@ -64,6 +64,26 @@ struct DaemonHarness {
         return (events, task)
     }
 
+    /// Readies a flush that fails: a job saves a row labelled `old` and is flushed; a second job
+    /// relabels the row and waits for its flush; then someone else saves a newer version of the
+    /// row straight to disk, so that the next flush's main → writer step conflicts (merge policy
+    /// `.error`). Returns the relabelling job.
+    @discardableResult
+    func prepareConflictingFlush(_ events: inout EventLog) async throws -> SpoolEntry {
+        let seed = try enqueue(["kind": "insert-rows", "count": 1, "label": "old"])
+        try await events.finished(seed.name)
+        try await daemon.flush()
+        let relabel = try enqueue(["kind": "relabel", "from": "old", "to": "new"])
+        try await events.finished(relabel.name)
+        let writer = try container.writerContext
+        try writer.performAndWait {
+            let row = try #require(try writer.fetch(FetchRequest<TestRow>()).first)
+            row.value = 99
+            try writer.save()
+        }
+        return relabel
+    }
+
     /// Enqueues a job file made of `fields`.
     @discardableResult
     func enqueue(_ fields: [String: JSONValue]) throws -> SpoolEntry {
