@@ -91,9 +91,7 @@ extension SpoolDirectory {
         let (contents, size) = try FileSystem.readFile(entry.path, limit: Self.maximumBulkFileSize)
         guard size == contents.count else { return [] }
         let results = try BulkLedger.read(path(of: .done) + "/" + entry.jobFileName.resultReportName)
-        let bulk = ClaimedJob(fileName: entry.jobFileName.withClaim(entry.claim ?? ""), path: entry.path, contents: contents, claimedAt: Date(), loadFailure: nil)
-        guard let lines = try? bulk.bulkLineRanges() else { return [] }
-        return lines.compactMap { number, range in
+        return Self.bulkLineRanges(of: contents).compactMap { number, range in
             guard case .done? = results.settled[number] else { return nil }
             return (try? JobFile(data: contents[range]))?.id
         }
@@ -271,10 +269,10 @@ extension SpoolDirectory {
     }
 }
 
-extension ClaimedJob {
-    /// Where the job lines of a bulk file lie in ``contents``, with their line numbers; blank
-    /// lines are skipped (and counted). Throws when the file holds no job at all.
-    func bulkLineRanges() throws(SpoolError) -> [(number: Int, range: Range<Int>)] {
+extension SpoolDirectory {
+    /// Where the job lines of a bulk file's `contents` lie, with their line numbers; blank lines
+    /// are skipped (and counted).
+    static func bulkLineRanges(of contents: Data) -> [(number: Int, range: Range<Int>)] {
         var lines: [(number: Int, range: Range<Int>)] = []
         var number = 0
         for line in contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -282,6 +280,15 @@ extension ClaimedJob {
             let isBlank = line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
             if !isBlank { lines.append((number, line.startIndex..<line.endIndex)) }
         }
+        return lines
+    }
+}
+
+extension ClaimedJob {
+    /// Where the job lines of a bulk file lie in ``contents``, with their line numbers; blank
+    /// lines are skipped (and counted). Throws when the file holds no job at all.
+    func bulkLineRanges() throws(SpoolError) -> [(number: Int, range: Range<Int>)] {
+        let lines = SpoolDirectory.bulkLineRanges(of: contents)
         guard !lines.isEmpty else {
             throw SpoolError(code: .malformedJobFile, path: path, message: "the bulk file holds no job (one job file a line)")
         }

@@ -4,15 +4,20 @@ import Foundation
 /// dashboard's discard), each step one atomic rename or unlink, so that two operators (or an
 /// operator and a daemon) racing for the same job never both get it.
 extension SpoolDirectory {
+    /// The job file of `entry`, read (up to ``maximumJobFileSize``) and parsed; nil when it
+    /// cannot be read, is larger, or is not a valid job file.
+    public func jobFile(of entry: SpoolEntry) -> JobFile? {
+        guard let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumJobFileSize),
+            size <= Self.maximumJobFileSize
+        else { return nil }
+        return try? JobFile(data: contents)
+    }
+
     /// The job files in `state` whose job id (the file's `id` field) or enqueued name is `id`.
     /// A file that cannot be read or decoded matches by its name only.
     public func entries(_ state: SpoolState, matching id: String) throws(SpoolError) -> [SpoolEntry] {
         try entries(state).filter { entry in
-            if entry.name == id { return true }
-            guard let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumJobFileSize),
-                size <= Self.maximumJobFileSize, let job = try? JobFile(data: contents)
-            else { return false }
-            return job.id == id
+            entry.name == id || jobFile(of: entry)?.id == id
         }
     }
 
@@ -22,11 +27,8 @@ extension SpoolDirectory {
     public func scheduledJobIDs() throws(SpoolError) -> Set<String> {
         Set(
             try entries(.queued).compactMap { entry -> String? in
-                guard entry.jobFileName.notBefore != nil,
-                    let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumJobFileSize),
-                    size <= Self.maximumJobFileSize
-                else { return nil }
-                return (try? JobFile(data: contents))?.id
+                guard entry.jobFileName.notBefore != nil else { return nil }
+                return jobFile(of: entry)?.id
             })
     }
 

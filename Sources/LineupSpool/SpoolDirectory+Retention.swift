@@ -63,12 +63,13 @@ extension SpoolDirectory {
 
     /// The jobs of a file: itself, or a bulk's lines. What cannot be read is left out.
     private func jobFiles(in entry: SpoolEntry) -> [JobFile] {
-        let limit = entry.isBulk ? Self.maximumBulkFileSize : Self.maximumJobFileSize
-        guard let (contents, size) = try? FileSystem.readFile(entry.path, limit: limit), size <= limit else { return [] }
         guard entry.isBulk else {
-            return (try? JobFile(data: contents)).map { [$0] } ?? []
+            return jobFile(of: entry).map { [$0] } ?? []
         }
-        return contents.split(separator: UInt8(ascii: "\n")).compactMap { try? JobFile(data: Data($0)) }
+        guard let (contents, size) = try? FileSystem.readFile(entry.path, limit: Self.maximumBulkFileSize),
+            size <= Self.maximumBulkFileSize
+        else { return [] }
+        return Self.bulkLineRanges(of: contents).compactMap { try? JobFile(data: contents[$0.range]) }
     }
 
     /// The ids a done file answers for: its job's, or a bulk's acknowledged lines'.
@@ -76,6 +77,6 @@ extension SpoolDirectory {
         if entry.isBulk {
             return (try? acknowledgedLineIDs(of: entry)) ?? []
         }
-        return jobFiles(in: entry).compactMap(\.id)
+        return jobFile(of: entry)?.id.map { [$0] } ?? []
     }
 }

@@ -378,7 +378,7 @@ private struct ScheduledJobs: Encodable {
         scheduled = try spool.entries(.queued)
             .compactMap { entry -> Scheduled? in
                 guard let notBefore = entry.notBefore, notBefore > now else { return nil }
-                let file = (try? Data(contentsOf: entry.url)).flatMap { try? JobFile(data: $0) }
+                let file = spool.jobFile(of: entry)
                 return Scheduled(name: entry.name, id: file?.id, kind: file?.kind, notBefore: notBefore)
             }
             .sorted { ($0.notBefore, $0.name) < ($1.notBefore, $1.name) }
