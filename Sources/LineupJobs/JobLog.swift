@@ -32,6 +32,38 @@ public final class JobLog: Sendable {
         /// When each job last logged, to forget the oldest.
         var lastLogged: [String: UInt64] = [:]
         var clock: UInt64 = 0
+        /// Every line's job and time, oldest first from `head`: the least recently logged job is
+        /// the first entry still its job's latest. Finding it so takes no walk over every job,
+        /// which each new job past the limit would otherwise cost, under the lock that every log
+        /// line of every thread takes. ``compact()`` keeps the list within about twice the jobs
+        /// kept.
+        var order: [(job: String, stamp: UInt64)] = []
+        var head = 0
+
+        mutating func forgetLeastRecentlyLogged() {
+            while head < order.count {
+                let (job, stamp) = order[head]
+                head += 1
+                if lastLogged[job] == stamp {
+                    lines[job] = nil
+                    lastLogged[job] = nil
+                    return
+                }
+            }
+        }
+
+        /// Drops the entries that a later line of their job outdated once they outnumber the jobs,
+        /// and those before `head` once they are half the list.
+        mutating func compact() {
+            let pending = order.count - head
+            if pending > 2 * lastLogged.count + 16 {
+                order = order[head...].filter { lastLogged[$0.job] == $0.stamp }
+                head = 0
+            } else if head > pending {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     private let state = Locked(State())
@@ -56,14 +88,14 @@ public final class JobLog: Sendable {
         state.withLock { state in
             state.clock += 1
             state.lastLogged[job] = state.clock
-            var lines = state.lines[job] ?? []
-            if lines.count >= linesPerJob { lines.removeFirst(lines.count - linesPerJob + 1) }
-            lines.append(line)
-            state.lines[job] = lines
-            if state.lines.count > jobLimit, let oldest = state.lastLogged.min(by: { $0.value < $1.value })?.key {
-                state.lines[oldest] = nil
-                state.lastLogged[oldest] = nil
+            state.order.append((job, state.clock))
+            // In place: a copy of the job's lines for each line would cost as many as it keeps.
+            state.lines[job, default: []].append(line)
+            if state.lines[job]!.count > linesPerJob { state.lines[job]!.removeFirst() }
+            if state.lines.count > jobLimit {
+                state.forgetLeastRecentlyLogged()
             }
+            state.compact()
         }
     }
 }
