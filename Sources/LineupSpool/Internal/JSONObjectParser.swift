@@ -8,11 +8,10 @@ import Foundation
 /// reads the same object in a single pass.
 ///
 /// It accepts only plain RFC 8259 text, and returns nil for everything else, so that the
-/// `JSONDecoder` path decides those files exactly as before, with its errors and its leniency
-/// (a byte order mark, trailing commas, the first of duplicate keys, invalid UTF-8 replaced).
-/// Whatever it accepts, `JSONDecoder` accepts with an equal value: the job-file fuzzer checks
-/// this on every input it accepts (`parameters(as:)` decodes the original bytes with
-/// `JSONDecoder` and must give back the same fields).
+/// `JSONDecoder` path decides those files exactly as before: what it allows (a byte order mark,
+/// trailing commas, the first of duplicate keys) and what it refuses with its errors (invalid
+/// UTF-8 among them). Whatever this parser accepts, `JSONDecoder` reads the same, case for case:
+/// the job-file fuzzer checks it on every input it accepts, and `JobFileParsingTests` pins it.
 enum JSONObjectParser {
     /// How deep arrays and objects may nest: `JSONDecoder`'s own limit.
     static let maximumDepth = 512
