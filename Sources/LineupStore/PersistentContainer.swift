@@ -16,7 +16,8 @@ import LineupLocking
 /// try container.flush()               // main → writer → disk
 /// ```
 public final class PersistentContainer: Sendable {
-    public let store: SQLiteStore
+    /// The store under the writer context. Nothing above the writer knows which store it is.
+    let store: any PersistentStore
     public let writerContext: ManagedObjectContext
     public let mainContext: ManagedObjectContext
     /// Held for a whole flush: two flushes at once would have the second wait for the writer's
@@ -27,11 +28,18 @@ public final class PersistentContainer: Sendable {
     /// Opens the store at `url` and builds the stack on it. `maximumReaderCount` bounds the pool of
     /// readers that task contexts read the store with (see
     /// ``readerCount(forConcurrentTasks:)``); the main context and the writer never wait for one.
-    public init(
+    public convenience init(
         url: URL, model: ManagedObjectModel, logger: Logger,
         maximumReaderCount: Int = SQLiteStore.defaultReaderCount
     ) throws {
-        store = try SQLiteStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+        try self.init(
+            store: SQLiteStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount),
+            logger: logger)
+    }
+
+    /// Builds the stack on an open store.
+    init(store: any PersistentStore, logger: Logger) {
+        self.store = store
         writerContext = ManagedObjectContext(
             concurrencyType: .privateQueue, name: "writer", parent: .store(store), logger: logger)
         mainContext = ManagedObjectContext(
@@ -43,6 +51,28 @@ public final class PersistentContainer: Sendable {
     /// and that reads again inside a batch always finds one; never fewer than the default.
     public static func readerCount(forConcurrentTasks tasks: Int) -> Int {
         max(SQLiteStore.defaultReaderCount, tasks + 1)
+    }
+
+    /// The identifier of the store (the first part of its objects' IDs).
+    public var storeIdentifier: UUID { store.identifier }
+
+    /// Where the store is, for messages: the SQLite file's path.
+    public var storeLocation: String { store.location }
+
+    /// The number of rows of an entity on disk (saved data only); 0 for an entity the model lacks.
+    public func rowCount(of entityName: String) throws -> Int {
+        try store.rowCount(of: entityName)
+    }
+
+    /// Makes the committed data as compact on disk as the store can: SQLite writes its WAL back
+    /// into the database file and truncates it. The daemon calls it before it exits.
+    public func checkpoint() throws {
+        try store.checkpoint()
+    }
+
+    /// Closes the store. Flush first: what the contexts hold is not written.
+    public func close() throws {
+        try store.close()
     }
 
     /// A private-queue child of the main context, e.g. for one job.

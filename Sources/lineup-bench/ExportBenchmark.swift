@@ -70,7 +70,7 @@ struct ExportBenchmark {
 
         progress("export: breakdown, the same read without CSV (Lineup's enumerateObjectValues, then SQLite's C API) …")
         let lineupRead = try readThroughLineup(container)
-        try container.store.close()
+        try container.close()
         let rawRead = try readThroughCAPI(store.path)
         guard lineupRead.rows == options.rows, rawRead.rows == options.rows else {
             throw BenchError(.verification, "the reads gave \(lineupRead.rows) and \(rawRead.rows) rows, expected \(options.rows)")

@@ -65,12 +65,12 @@ struct ImportBenchmark {
             .run(kind: ImportBuoyTask.kind, parameters: ["input": .string(input.lastPathComponent)])
         let lineupCPU = ProcessCPU.usedNanoseconds() - cpuAtStart
         let peakResident = ProcessMemory.peakResidentBytes()
-        let lineupRows = try container.store.rowCount(of: BuoyObservation.entityName)
-        try container.store.close()
+        let lineupRows = try container.rowCount(of: BuoyObservation.entityName)
+        try container.close()
 
         progress("import: baseline, minimal libxml2 SAX + raw SQLite inserts …")
         let baselineStore = directory.appendingPathComponent("baseline.sqlite")
-        try PersistentContainer(url: baselineStore, model: SurfJournalModel.model, logger: logger).store.close()
+        try PersistentContainer(url: baselineStore, model: SurfJournalModel.model, logger: logger).close()
         let baseline = try RawBuoyImportRun(input: input, storePath: baselineStore.path, insert: true).run()
 
         try StoreDigest.compareObservations(lineup: lineupStore.path, baseline: baselineStore.path)

@@ -21,7 +21,7 @@ struct JournalFixture {
     /// Builds the store at `url`; returns how long it took.
     func build(at url: URL) throws -> UInt64 {
         let started = MonotonicClock.now()
-        try PersistentContainer(url: url, model: SurfJournalModel.model, logger: BenchSupport.logger()).store.close()
+        try PersistentContainer(url: url, model: SurfJournalModel.model, logger: BenchSupport.logger()).close()
         let database = try RawDatabase(path: url.path)
         // Building the input is not measured: no need to wait for the disk at every step.
         try database.execute("PRAGMA synchronous = OFF")

@@ -83,11 +83,11 @@ struct LineupInsertRun {
         let peakResident = ProcessMemory.peakResidentBytes()
         let heartbeats = heartbeat.stop()
 
-        let stored = try container.store.rowCount(of: BenchEntry.entityName)
+        let stored = try container.rowCount(of: BenchEntry.entityName)
         guard stored == rows else {
             throw BenchError(.verification, "\(storeURL.path) holds \(stored) BenchEntry rows after the import, expected \(rows)")
         }
-        try container.store.close()
+        try container.close()
 
         return LineupInsertResult(
             rows: rows, chunks: chunks, elapsed: elapsed, flushes: flushes, heartbeats: heartbeats,

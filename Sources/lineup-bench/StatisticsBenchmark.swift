@@ -51,7 +51,7 @@ struct StatisticsBenchmark {
         ).build(at: store)
 
         let container = try PersistentContainer(url: store, model: SurfJournalModel.model, logger: BenchSupport.logger())
-        defer { try? container.store.close() }
+        defer { try? container.close() }
         let run = SurfJobRun(container: container, inputDirectory: outputDirectory, outputDirectory: outputDirectory)
         let baselineFile = directory.appendingPathComponent("baseline.json")
         var lineupTimes: [UInt64] = []

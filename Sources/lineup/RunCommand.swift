@@ -29,7 +29,7 @@ struct RunCommand: ParsableCommand {
         let ownership = try OwnershipLock.acquire(store + ".lock", guarding: "store")
         defer { ownership.release() }
         let container = try PersistentContainer(url: URL(fileURLWithPath: store), model: SurfJournalModel.model, logger: logger)
-        defer { try? container.store.close() }
+        defer { try? container.close() }
         let request = JobRequest(
             jobID: job.id ?? url.lastPathComponent, name: url.lastPathComponent, file: job, jobFilePath: url.path,
             paths: PathPolicy(inputDirectory: URL(fileURLWithPath: input), outputDirectory: URL(fileURLWithPath: output)),

@@ -19,7 +19,7 @@ import Testing
     }
 
     deinit {
-        try? container.store.close()
+        try? container.close()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -18,7 +18,7 @@ import Testing
     }
 
     deinit {
-        try? container.store.close()
+        try? container.close()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -45,10 +45,10 @@ import Testing
         #expect(outcome.counts == ["rows": 3])
         #expect(outcome.summary == "inserted 3 rows")
         #expect(try rowsInMain() == 3)
-        #expect(try container.store.rowCount(of: "TestRow") == 0)
+        #expect(try container.rowCount(of: "TestRow") == 0)
         #expect(task.progress.snapshot == JobProgress.Snapshot(completedUnitCount: 3, totalUnitCount: 3))
         try container.flush()
-        #expect(try container.store.rowCount(of: "TestRow") == 3)
+        #expect(try container.rowCount(of: "TestRow") == 3)
     }
 
     @Test func failedTaskLeavesNothingInTheMainContext() throws {

@@ -74,7 +74,7 @@ import Testing
         #expect(try harness.spool.entries(.running).map(\.name) == [entry.name])
         #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 1, failed: 0))
         // The store was not closed under the task: it still answers.
-        #expect(try container.store.rowCount(of: "TestRow") == 2)
+        #expect(try container.rowCount(of: "TestRow") == 2)
 
         // The stray task ends; the next start (in a new process, once the kernel has dropped
         // this one's locks) recovers the job as interrupted and runs it again.

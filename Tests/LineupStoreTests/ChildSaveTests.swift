@@ -73,7 +73,7 @@ import Testing
     @Test func aBackgroundFlushThatFailedIsThrownByFinish() throws {
         let stack = try TemporaryStack()
         let flushing = BackgroundFlush(container: stack.container, rowLimit: 100, logger: Logger(label: "test"))
-        try stack.container.store.close()
+        try stack.container.close()
         try saveEntries(150, in: stack)
         #expect(throws: (any Error).self) { try flushing.finish() }
         // The main context handed them over; the writer keeps them for the next flush.

@@ -78,7 +78,7 @@ import Testing
             return Set(all.map { "\($0.location!)-\($0.rating!)" }).count
         }
         #expect(distinct == workers * savesPerWorker)
-        #expect(try container.store.integrityCheck() == "ok")
+        #expect(try container.sqliteStore.integrityCheck() == "ok")
     }
 
     @Test func readersSeeEveryRowWhileItMovesUpTheStack() throws {

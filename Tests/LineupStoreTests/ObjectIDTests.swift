@@ -11,14 +11,14 @@ import Testing
             + second.performAndWait { (0..<3).map { _ in second.insertEntry("y").objectID } }
         #expect(Set(ids).count == 6)
         #expect(ids.allSatisfy { !$0.isTemporaryID && $0.primaryKey > 0 })
-        #expect(ids.allSatisfy { $0.storeIdentifier == stack.container.store.identifier })
+        #expect(ids.allSatisfy { $0.storeIdentifier == stack.container.storeIdentifier })
     }
 
     @Test func uriRoundTripAndCodable() throws {
         let stack = try TemporaryStack()
         let id = stack.main.performAndWait { stack.main.insertEntry("x").objectID }
         let uri = id.uriRepresentation
-        #expect(uri.absoluteString == "x-lineup://\(stack.container.store.identifier.uuidString)/Entry/p\(id.primaryKey)")
+        #expect(uri.absoluteString == "x-lineup://\(stack.container.storeIdentifier.uuidString)/Entry/p\(id.primaryKey)")
         #expect(ObjectID(uriRepresentation: uri) == id)
         #expect(ObjectID(uriRepresentation: URL(string: "https://example.com/Entry/p1")!) == nil)
         #expect(ObjectID(uriRepresentation: URL(string: "x-lineup://\(UUID().uuidString)/Entry/q1")!) == nil)

@@ -326,10 +326,10 @@ final class SessionWithoutInverse: ManagedObject {
             return spot.objectID
         }
         try before.flush()
-        try before.store.close()
+        try before.close()
 
         let after = try PersistentContainer(url: url, model: relationshipModel, logger: .init(label: "test"))
-        defer { try? after.store.close() }
+        defer { try? after.close() }
         let reader = after.newTaskContext(name: "new")
         let ratings = reader.performAndWait { names((reader.object(with: spotID) as! Spot).sessions) }
         #expect(ratings == [4])

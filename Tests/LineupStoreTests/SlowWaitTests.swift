@@ -32,7 +32,7 @@ struct RecordingLogHandler: LogHandler {
         let records = RecordingLogHandlerStore()
         let logger = Logger(label: "test") { _ in RecordingLogHandler(store: records) }
         let container = try PersistentContainer(url: directory.appendingPathComponent("s.sqlite"), model: testModel, logger: logger)
-        defer { try? container.store.close() }
+        defer { try? container.close() }
         let main = container.mainContext
         main.slowWaitThreshold = .milliseconds(50)
         let child = container.newTaskContext(name: "impatient-child")

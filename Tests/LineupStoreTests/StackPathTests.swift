@@ -164,7 +164,7 @@ import Testing
         #expect(ranges[0].overlaps(ranges[1]))
         try stack.container.flush()
         #expect(try stack.rowsOnDisk("Entry") == block + 2)
-        #expect(try stack.container.store.integrityCheck() == "ok")
+        #expect(try stack.container.sqliteStore.integrityCheck() == "ok")
     }
 
     /// Inserts of an entity with a uniqueness constraint are taken whole too, and still checked

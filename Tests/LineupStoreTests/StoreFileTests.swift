@@ -47,7 +47,7 @@ final class Tag: ManagedObject {
             try context.save()
         }
         try v1.flush()
-        try v1.store.close()
+        try v1.close()
 
         let v2 = try open("store.sqlite", EntryV2.self, Tag.self)
         let reader = v2.newTaskContext(name: "v2")
@@ -60,20 +60,20 @@ final class Tag: ManagedObject {
             try reader.save()
         }
         try v2.flush()
-        #expect(try v2.store.rowCount(of: "Tag") == 1)
-        try v2.store.close()
+        #expect(try v2.rowCount(of: "Tag") == 1)
+        try v2.close()
     }
 
     @Test func aNewerStoreIsRefused() throws {
         let v2 = try open("store.sqlite", EntryV2.self)
-        try v2.store.close()
+        try v2.close()
         let error = #expect(throws: StoreError.self) { try open("store.sqlite", EntryV1.self) }
         #expect(error?.code == .storeNewerThanModel)
         #expect(error?.message.contains("notes") == true)
     }
 
     @Test func aNewRequiredAttributeCannotBeMigrated() throws {
-        try open("store.sqlite", EntryV1.self).store.close()
+        try open("store.sqlite", EntryV1.self).close()
         let error = #expect(throws: StoreError.self) { try open("store.sqlite", EntryV2Required.self) }
         #expect(error?.code == .migrationUnsupported)
     }
@@ -112,7 +112,7 @@ final class Tag: ManagedObject {
             try context.save()
         }
         try v2.flush()
-        try v2.store.close()
+        try v2.close()
         let before = try snapshot("store.sqlite")
         #expect(before.keys.sorted() == ["store.sqlite"], "a closed store keeps no -wal or -shm")
         let error = #expect(throws: StoreError.self) { try open("store.sqlite", EntryV1.self) }
@@ -146,7 +146,7 @@ final class Tag: ManagedObject {
                 at: directory.appendingPathComponent("live.sqlite" + suffix),
                 to: directory.appendingPathComponent("copy.sqlite" + suffix))
         }
-        try v2.store.close()
+        try v2.close()
         let before = try snapshot("copy.sqlite")
         #expect(before.keys.count == 3)
         #expect((before["copy.sqlite-wal"]?.count ?? 0) > 0, "the rows are in the -wal")
@@ -172,7 +172,7 @@ final class Tag: ManagedObject {
             try context.save()
         }
         try container.flush()
-        try container.store.checkpoint()
+        try container.checkpoint()
         let wal = directory.appendingPathComponent("store.sqlite-wal")
         let size = (try? FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int) ?? 0
         #expect(size == 0, "a truncating checkpoint empties the WAL")
@@ -180,7 +180,7 @@ final class Tag: ManagedObject {
             try String.fetchOne($0, sql: "PRAGMA journal_mode")
         }
         #expect(mode == "wal")
-        try container.store.close()
+        try container.close()
     }
 
     /// SQLite keeps what another program writes into an integer column: a real with a fraction,
@@ -203,6 +203,6 @@ final class Tag: ManagedObject {
         let reader = container.newTaskContext(name: "reader")
         let rating = try reader.performAndWait { try reader.fetch(FetchRequest<Entry>()).first?.rating }
         #expect(rating == read)
-        try container.store.close()
+        try container.close()
     }
 }

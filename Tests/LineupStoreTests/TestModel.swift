@@ -1,5 +1,5 @@
 import Foundation
-import LineupStore
+@testable import LineupStore
 import Logging
 import Testing
 
@@ -47,11 +47,11 @@ final class TemporaryStack {
 
     /// Rows of an entity on disk, read with a second, independent store connection.
     func rowsOnDisk(_ entity: String) throws -> Int {
-        try container.store.rowCount(of: entity)
+        try container.rowCount(of: entity)
     }
 
     deinit {
-        try? container.store.close()
+        try? container.close()
         try? FileManager.default.removeItem(at: directory)
     }
 }
@@ -65,4 +65,9 @@ extension ManagedObjectContext {
         entry.rating = rating
         return entry
     }
+}
+
+extension PersistentContainer {
+    /// The SQLite store under the stack, for the tests that look at SQLite itself.
+    var sqliteStore: SQLiteStore { store as! SQLiteStore }
 }

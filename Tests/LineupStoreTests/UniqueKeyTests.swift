@@ -168,7 +168,7 @@ import Testing
             Issue.record("expected a uniqueness conflict, got \(conflict.reason)")
         }
         #expect(try stack.rowsOnDisk("Station") == 1)
-        #expect(try stack.container.store.integrityCheck() == "ok")
+        #expect(try stack.container.sqliteStore.integrityCheck() == "ok")
     }
 
     // MARK: - A constraint added to an existing store
@@ -195,7 +195,7 @@ import Testing
             return entries.map(\.objectID.primaryKey)
         }
         try container.flush()
-        try container.store.close()
+        try container.close()
         return (url, keys)
     }
 
@@ -211,16 +211,16 @@ import Testing
         #expect(message.contains("pk \(keys[0]), \(keys[2]), \(keys[6]); pk \(keys[1]), \(keys[5])"), "\(message)")
         // Nothing changed: the store opens as before, with every row.
         let before = try open(url, EntryV1.self)
-        #expect(try before.store.rowCount(of: "Entry") == 7)
-        try before.store.close()
+        #expect(try before.rowCount(of: "Entry") == 7)
+        try before.close()
     }
 
     @Test func aConstraintThatExistingRowsKeepIsAddedInPlaceAndHoldsFromThenOn() throws {
         let (url, _) = try storeWithoutTheConstraint(["Malibu", "Rincon", nil, nil])
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let container = try open(url, EntryUniqueLocation.self)
-        defer { try? container.store.close() }
-        #expect(try container.store.rowCount(of: "Entry") == 4)
+        defer { try? container.close() }
+        #expect(try container.rowCount(of: "Entry") == 4)
         let context = container.newTaskContext(name: "after")
         let error = #expect(throws: StoreError.self) {
             try context.performAndWait {

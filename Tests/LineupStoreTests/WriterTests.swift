@@ -17,12 +17,12 @@ import Testing
     /// an existing one.
     @Test func theWriterCommitsWithSynchronousFull() throws {
         let stack = try TemporaryStack()
-        #expect(try synchronousSetting(of: stack.container.store) == SQLiteStore.synchronousFull)
+        #expect(try synchronousSetting(of: stack.container.sqliteStore) == SQLiteStore.synchronousFull)
         #expect(SQLiteStore.synchronousFull == 2)
         try stack.container.flush()
         let reopened = try PersistentContainer(url: stack.url, model: testModel, logger: .init(label: "reopen"))
-        defer { try? reopened.store.close() }
-        #expect(try synchronousSetting(of: reopened.store) == 2)
+        defer { try? reopened.close() }
+        #expect(try synchronousSetting(of: reopened.sqliteStore) == 2)
     }
 
     /// While the writer writes and the contexts above hold more rows than the backlog limit, a
@@ -30,8 +30,9 @@ import Testing
     @Test func aChildSaveWaitsForTheWriteUnderWayWhenTheBacklogIsFull() throws {
         let stack = try TemporaryStack()
         let container = stack.container
-        let store = container.store
-        store.backlogLimit.store(0, ordering: .relaxed)
+        let store = container.sqliteStore
+        let gate = container.writerContext.writeGate
+        gate.backlogLimit.store(0, ordering: .relaxed)
         let first = container.newTaskContext(name: "first")
         try first.performAndWait {
             for row in 0..<5 { first.insertEntry("first-\(row)") }
@@ -57,7 +58,7 @@ import Testing
             try! container.writerContext.performAndWait { try container.writerContext.save() }
             finished.leave()
         }
-        #expect(waitUntil { store.writeGate.isWriting })
+        #expect(waitUntil { gate.isWriting })
 
         let second = container.newTaskContext(name: "second")
         let rowsOnDiskWhenSecondSaved = Recorded()
@@ -70,13 +71,13 @@ import Testing
             rowsOnDiskWhenSecondSaved.set(try! store.rowCount(of: "Entry"))
             finished.leave()
         }
-        #expect(waitUntil { store.writeGate.waitingCount == 1 }, "the second save waits for the write")
+        #expect(waitUntil { gate.waitingCount == 1 }, "the second save waits for the write")
         #expect(rowsOnDiskWhenSecondSaved.value == nil)
 
         release.signal()
         finished.wait()
         #expect(rowsOnDiskWhenSecondSaved.value == 5, "it went on only once the write had committed")
-        #expect(store.writeGate.waitingCount == 0)
+        #expect(gate.waitingCount == 0)
         try container.flush()
         #expect(try stack.rowsOnDisk("Entry") == 6)
     }
@@ -84,7 +85,7 @@ import Testing
     /// Under the limit, or with no write under way, a save never waits.
     @Test func noBackpressureWithoutAWriteUnderWay() throws {
         let stack = try TemporaryStack()
-        stack.container.store.backlogLimit.store(0, ordering: .relaxed)
+        stack.container.writerContext.writeGate.backlogLimit.store(0, ordering: .relaxed)
         for chunk in 0..<3 {
             let child = stack.container.newTaskContext(name: "chunk-\(chunk)")
             try child.performAndWait {
@@ -93,7 +94,7 @@ import Testing
             }
         }
         #expect(stack.main.performAndWait { stack.main.childChanges.count } == 3)
-        #expect(stack.container.store.writeGate.waitingCount == 0)
+        #expect(stack.container.writerContext.writeGate.waitingCount == 0)
     }
 
     /// Polls `condition` until it holds, for at most ten seconds (a thread's progress, which no

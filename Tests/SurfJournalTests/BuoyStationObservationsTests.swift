@@ -35,6 +35,6 @@ import Testing
             try cleaner.save()
         }
         try fixture.container.flush()
-        #expect(try fixture.container.store.rowCount(of: "BuoyStation") == 0)
+        #expect(try fixture.container.rowCount(of: "BuoyStation") == 0)
     }
 }

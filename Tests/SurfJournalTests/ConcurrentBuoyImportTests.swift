@@ -50,6 +50,6 @@ import LineupTestSupport
             try reader.fetch(FetchRequest<BuoyObservation>(sortedBy: [.ascending(\.time)])).map(\.waveHeight)
         }
         #expect(stored == thirdRecords.sorted { $0.time < $1.time }.map(\.waveHeight))
-        #expect(try fixture.container.store.rowCount(of: "BuoyObservation") == 20)
+        #expect(try fixture.container.rowCount(of: "BuoyObservation") == 20)
     }
 }

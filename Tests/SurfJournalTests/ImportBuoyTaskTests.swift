@@ -42,8 +42,8 @@ import Testing
         let again = try fixture.runSucceeding(job)
         #expect(again.counts["observationsInserted"] == 0)
         #expect(again.counts["observationsUnchanged"] == 24)
-        #expect(try fixture.container.store.rowCount(of: "BuoyObservation") == 24)
-        #expect(try fixture.container.store.rowCount(of: "BuoyStation") == 1)
+        #expect(try fixture.container.rowCount(of: "BuoyObservation") == 24)
+        #expect(try fixture.container.rowCount(of: "BuoyStation") == 1)
     }
 
     @Test(arguments: [
@@ -124,7 +124,7 @@ import Testing
         #expect(outcome.counts["rejectedRecords"] == 1)
         #expect(outcome.summary.hasSuffix("; 1 record skipped: 1 with unreadable time (first \"February 27, 2022 5:50 am WGT\" at line 47, column 9)"))
         #expect(outcome.details["rejectedRecords"] == .object(["record with unreadable time": .integer(1)]))
-        #expect(try fixture.container.store.rowCount(of: "BuoyObservation") == 1)
+        #expect(try fixture.container.rowCount(of: "BuoyObservation") == 1)
     }
 
     @Test func stationCatalogue() throws {
@@ -132,7 +132,7 @@ import Testing
         try fixture.copyCorpus("ndbc/ndbc-activestations-2025-06-13.xml")
         let outcome = try fixture.runSucceeding(#"{"kind": "import-buoy", "input": "ndbc-activestations-2025-06-13.xml"}"#)
         #expect(outcome.counts["stationsInserted"] == 1_350)
-        #expect(try fixture.container.store.rowCount(of: "BuoyStation") == 1_350)
+        #expect(try fixture.container.rowCount(of: "BuoyStation") == 1_350)
     }
 
     @Test func aMalformedDocumentFailsWithLineAndColumnAndSavesNothing() throws {

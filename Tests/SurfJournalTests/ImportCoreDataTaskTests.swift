@@ -13,7 +13,7 @@ import Testing
         let outcome = try fixture.runSucceeding(job)
         #expect(outcome.counts["inserted"] == 5_000)
         #expect(outcome.reportDetails["warnings"] == nil)
-        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 5_000)
+        #expect(try fixture.container.rowCount(of: "JournalEntry") == 5_000)
         let context = fixture.container.newTaskContext(name: "check")
         try context.performAndWait {
             let oldest = try context.fetch(FetchRequest<JournalEntry>(sortedBy: [.ascending(\.date)], limit: 1))[0]
@@ -26,7 +26,7 @@ import Testing
         }
         let again = try fixture.runSucceeding(job)
         #expect(again.counts["inserted"] == 0)
-        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 5_000)
+        #expect(try fixture.container.rowCount(of: "JournalEntry") == 5_000)
     }
 
     /// Never an empty journal reported as the truth: a WAL-mode store copied without its -wal

@@ -20,7 +20,7 @@ import LineupTestSupport
         let again = try fixture.runSucceeding(Self.importFixture)
         #expect(again.counts["inserted"] == 0)
         #expect(again.counts["unchanged"] == 6)
-        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 6)
+        #expect(try fixture.container.rowCount(of: "JournalEntry") == 6)
         #expect(try sourceKeys(in: fixture) == [Self.fixtureStoreUUID: [1, 2, 3, 4, 5, 7]])
     }
 
@@ -36,7 +36,7 @@ import LineupTestSupport
         let again = try fixture.runSucceeding(Self.importFixture)
         #expect(again.counts["inserted"] == 0)
         #expect(again.counts["updated"] == 1)
-        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 6)
+        #expect(try fixture.container.rowCount(of: "JournalEntry") == 6)
         #expect(try fixture.count(FetchRequest<JournalEntry>(predicate: \.location == "Rincon!!")) == 1)
     }
 
@@ -102,7 +102,7 @@ import LineupTestSupport
         #expect(counts.unchanged == 6)
         try retry.performAndWait { try retry.save() }
         try container.flush()
-        #expect(try container.store.rowCount(of: "JournalEntry") == 6)
+        #expect(try container.rowCount(of: "JournalEntry") == 6)
     }
 
     // MARK: - A store written before the key
@@ -122,7 +122,7 @@ import LineupTestSupport
             try context.save()
         }
         try container.flush()
-        try container.store.close()
+        try container.close()
     }
 
     @Test func aStoreWrittenBeforeTheKeyMigratesAndItsEntriesAreAdoptedNotDuplicated() throws {
@@ -138,7 +138,7 @@ import LineupTestSupport
                     (nil, "Malibu", "2.1"), (nil, nil, "1.0"),
                 ])
         }
-        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 6, "opening migrated in place")
+        #expect(try fixture.container.rowCount(of: "JournalEntry") == 6, "opening migrated in place")
         try fixture.writeInput("nulls.sqlite", CoreDataStoreFixtures.journalEntriesWithoutDateOrLocation)
         let first = try fixture.runSucceeding(Self.importFixture)
         #expect(first.counts["adopted"] == 5)
@@ -149,7 +149,7 @@ import LineupTestSupport
         #expect(again.counts["inserted"] == 0)
         #expect(again.counts["adopted"] == 0)
         #expect(again.counts["unchanged"] == 6)
-        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 7)
+        #expect(try fixture.container.rowCount(of: "JournalEntry") == 7)
     }
 
     @Test func theCorpusStoreImportedBeforeTheKeyIsNotImportedAgain() throws {
@@ -175,11 +175,11 @@ import LineupTestSupport
         let outcome = try fixture.runSucceeding(job)
         #expect(outcome.counts["inserted"] == 0)
         #expect(outcome.counts["adopted"] == 5_000)
-        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 5_000)
+        #expect(try fixture.container.rowCount(of: "JournalEntry") == 5_000)
         #expect(try fixture.count(FetchRequest<JournalEntry>(predicate: \.sourceStoreUUID == nil)) == 0)
         let again = try fixture.runSucceeding(job)
         #expect(again.counts["unchanged"] == 5_000)
-        #expect(try fixture.container.store.rowCount(of: "JournalEntry") == 5_000)
+        #expect(try fixture.container.rowCount(of: "JournalEntry") == 5_000)
     }
 
     /// The source keys on disk, by store UUID.

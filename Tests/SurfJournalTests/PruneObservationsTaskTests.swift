@@ -47,7 +47,7 @@ import Testing
                 "46012 2024-01-01T00:00:00Z", "46012 2024-06-01T12:00:00Z",
                 "46026 2024-01-01T00:00:00Z", "46026 2024-06-01T12:00:00Z",
             ])
-        #expect(try fixture.container.store.rowCount(of: "BuoyStation") == 2, "stations stay")
+        #expect(try fixture.container.rowCount(of: "BuoyStation") == 2, "stations stay")
 
         let again = try fixture.runSucceeding(#"{"kind": "prune-observations", "before": "2024-01-01T00:00:00Z"}"#)
         #expect(again.counts == ["deleted": 0], "a retry deletes nothing more")
@@ -71,7 +71,7 @@ import Testing
         let fixture = try seeded(times: [now.addingTimeInterval(-400 * 86_400), now.addingTimeInterval(-10 * 86_400)])
         let outcome = try fixture.runSucceeding(#"{"kind": "prune-observations", "olderThanDays": 365}"#)
         #expect(outcome.counts == ["deleted": 2])
-        #expect(try fixture.container.store.rowCount(of: "BuoyObservation") == 2)
+        #expect(try fixture.container.rowCount(of: "BuoyObservation") == 2)
     }
 
     @Test func anUnknownStationFailsTheJobAndDeletesNothing() throws {
@@ -81,7 +81,7 @@ import Testing
         #expect(error.code == .jobFailed)
         #expect(!error.isRetryable)
         #expect(error.description.contains("4601"))
-        #expect(try fixture.container.store.rowCount(of: "BuoyObservation") == 6)
+        #expect(try fixture.container.rowCount(of: "BuoyObservation") == 6)
     }
 
     @Test(arguments: [
@@ -96,7 +96,7 @@ import Testing
         let error = #expect(throws: JobError.self) { try fixture.run(json) }
         #expect(error?.code == .invalidParameters)
         #expect(error?.description.contains(named) == true, "\(String(describing: error))")
-        #expect(try fixture.container.store.rowCount(of: "BuoyObservation") == 6)
+        #expect(try fixture.container.rowCount(of: "BuoyObservation") == 6)
     }
 
     /// An import's unsaved update of an observation that the prune deletes (saved into the main
@@ -110,6 +110,6 @@ import Testing
             try importer.save()
         }
         _ = try fixture.runSucceeding(#"{"kind": "prune-observations", "before": "2024-01-01T00:00:00Z"}"#)
-        #expect(try fixture.container.store.rowCount(of: "BuoyObservation") == 4)
+        #expect(try fixture.container.rowCount(of: "BuoyObservation") == 4)
     }
 }

@@ -32,7 +32,7 @@ final class JournalFixture {
     }
 
     deinit {
-        try? container.store.close()
+        try? container.close()
         try? FileManager.default.removeItem(at: root)
     }
 
@@ -88,8 +88,8 @@ final class JournalFixture {
     func expectNothingStored(sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(!container.mainContext.performAndWait { container.mainContext.hasChanges }, sourceLocation: sourceLocation)
         try container.flush()
-        #expect(try container.store.rowCount(of: "BuoyObservation") == 0, sourceLocation: sourceLocation)
-        #expect(try container.store.rowCount(of: "BuoyStation") == 0, sourceLocation: sourceLocation)
+        #expect(try container.rowCount(of: "BuoyObservation") == 0, sourceLocation: sourceLocation)
+        #expect(try container.rowCount(of: "BuoyStation") == 0, sourceLocation: sourceLocation)
     }
 
     func count<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> Int {

@@ -327,7 +327,7 @@ public final class JobDaemon: Service, Sendable {
             do {
                 try prepare(container, logger)
             } catch {
-                try? container.store.close()
+                try? container.close()
                 throw DaemonError(
                     .storePreparationFailed, path: configuration.storeURL.path, "preparing the store failed",
                     underlying: error)
@@ -337,7 +337,7 @@ public final class JobDaemon: Service, Sendable {
         do {
             recovery = try spool.recoverActive(maxInterruptions: configuration.maxInterruptions)
         } catch {
-            try? container.store.close()
+            try? container.close()
             throw DaemonError(
                 .spoolUnavailable, path: configuration.spoolURL.path, "cannot recover active/", underlying: error)
         }
@@ -390,12 +390,12 @@ public final class JobDaemon: Service, Sendable {
         }
         let flushError = outcome.flushError
         do {
-            try container.store.checkpoint()
+            try container.checkpoint()
         } catch {
             logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
         }
         do {
-            try container.store.close()
+            try container.close()
         } catch {
             logger.error("closing the store failed", metadata: ["error": "\(error)"])
         }

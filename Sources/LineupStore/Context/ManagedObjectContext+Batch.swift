@@ -61,11 +61,11 @@ extension ManagedObjectContext {
     ) throws -> BatchResult {
         preconditionOnQueue()
         let entity = try entity(of: Object.self)
-        var arguments: [StoreValue] = []
-        let condition = predicate.node.sql(&arguments)
         let outcome = try runHoldingAncestors(watching: []) { watched in
-            try store.executeBatch(
-                entity: entity, condition: condition, arguments: arguments, assignments: assignments,
+            writeGate.beginWrite()
+            defer { writeGate.endWrite() }
+            return try store.executeBatch(
+                entity: entity, matching: predicate.node, assignments: assignments,
                 watched: watched.filter { $0.entityName == entity.name },
                 collectingIDs: resultType == .objectIDs)
         }

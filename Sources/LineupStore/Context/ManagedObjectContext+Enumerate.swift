@@ -56,10 +56,8 @@ extension ManagedObjectContext {
             for batch in rows.chunked(batchSize) { try body(Array(batch)) }
             return
         }
-        var arguments: [StoreValue] = []
-        let condition = request.predicate.node.sql(&arguments)
         let query = StoreQuery(
-            entity: entity, condition: condition, arguments: arguments,
+            entity: entity, predicate: request.predicate.node,
             sorts: request.sortDescriptors.map { (entity.propertyIndex($0.property), $0.ascending) },
             limit: request.fetchLimit, offset: request.fetchOffset, columns: .all)
         // GRDB runs a read on its reader's queue, but the batches belong on this context's queue:

@@ -41,9 +41,7 @@ extension ManagedObjectContext {
         if !request.includesPendingChanges || pendingOverlay().isEmpty(for: entity),
             request.fetchLimit == nil, request.fetchOffset == 0
         {
-            var arguments: [StoreValue] = []
-            let condition = request.predicate.node.sql(&arguments)
-            return try store.count(entity: entity, condition: condition, arguments: arguments, on: storeReader)
+            return try store.count(entity: entity, matching: request.predicate.node, on: storeReader)
         }
         return try fetchRows(request, entity: entity, keysOnly: true).count
     }
@@ -73,10 +71,8 @@ extension ManagedObjectContext {
         request.predicate = FetchPredicate(
             try resolvingRelationships(request.predicate.node, includesPendingChanges: request.includesPendingChanges))
         let sorts = request.sortDescriptors.map { (entity.propertyIndex($0.property), $0.ascending) }
-        var arguments: [StoreValue] = []
-        let condition = request.predicate.node.sql(&arguments)
         var query = StoreQuery(
-            entity: entity, condition: condition, arguments: arguments, sorts: sorts,
+            entity: entity, predicate: request.predicate.node, sorts: sorts,
             limit: request.fetchLimit, offset: request.fetchOffset,
             columns: keysOnly ? .sortKeys : .all)
         guard request.includesPendingChanges else {

@@ -53,10 +53,8 @@ extension ManagedObjectContext {
         }
         let predicate = try resolvingRelationships(condition.predicate, includesPendingChanges: true)
         let inverse = destination.propertyIndex(condition.inverse)
-        var arguments: [StoreValue] = []
-        let sql = predicate.sql(&arguments)
         var counts = try store.relatedCounts(
-            of: destination, inverse: condition.inverse, condition: sql, arguments: arguments, on: storeReader)
+            of: destination, inverse: condition.inverse, matching: predicate, on: storeReader)
         // The pending changes of the destination replace their rows' store versions in the counts.
         var changed: [ObjectID] = []
         pendingOverlay().forEachVisibleChange(of: destination) { id, change in

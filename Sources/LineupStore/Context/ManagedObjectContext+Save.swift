@@ -60,8 +60,10 @@ extension ManagedObjectContext {
             }
         case let .store(store):
             do {
+                writeGate.beginWrite()
+                defer { writeGate.endWrite() }
                 exceptions = try store.save(changes, policy: policy)
-            } catch let error as StoreError where error.isUniqueIndexViolation {
+            } catch let error as StoreError where store.isUniqueKeyViolation(error) {
                 // The writer leaves the check against the disk to the store's unique indexes (see
                 // `accept`); the transaction was rolled back. Name the rows as any check would.
                 try UniquenessCheck(context: self, includesStore: true).verify(changes)
@@ -84,12 +86,11 @@ extension ManagedObjectContext {
     /// for the writer's queue anyway.
     private func waitWhileBacklogged() {
         guard ancestors.count > 1 else { return }
-        let gate = store.writeGate
-        guard gate.isWriting else { return }
+        guard writeGate.isWriting else { return }
         var backlog = 0
         for ancestor in ancestors { backlog += ancestor.publishedChanges().count }
-        guard backlog > store.backlogLimit.load(ordering: .relaxed) else { return }
-        gate.waitForWriteUnderWay()
+        guard backlog > writeGate.backlogLimit.load(ordering: .relaxed) else { return }
+        writeGate.waitForWriteUnderWay()
     }
 
     /// Restores the committed values of updated objects, forgets inserted objects and un-deletes

@@ -42,14 +42,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     enum Parent {
-        case store(SQLiteStore)
+        case store(any PersistentStore)
         case context(ManagedObjectContext)
     }
 
     public let concurrencyType: ConcurrencyType
     public let name: String
     let parent: Parent
-    let store: SQLiteStore
+    let store: any PersistentStore
+    /// The stack's one gate: the writer passes through it around each write to the store, and
+    /// a task's save waits at it while the stack is backlogged (see `save()`).
+    let writeGate: WriteGate
     /// Parent first, then its parent, up to the writer.
     let ancestors: [ManagedObjectContext]
     /// The connection this context reads the store with: the writer's own for the writer, the
@@ -114,11 +117,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         switch parent {
         case let .store(store):
             self.store = store
+            self.writeGate = WriteGate()
             self.ancestors = []
             self.storeReader = .writer
             self.settings = Locked(Settings())
         case let .context(parentContext):
             self.store = parentContext.store
+            self.writeGate = parentContext.writeGate
             self.ancestors = [parentContext] + parentContext.ancestors
             self.storeReader = parentContext.ancestors.isEmpty ? .reserved : .pooled
             self.settings = Locked(Settings())

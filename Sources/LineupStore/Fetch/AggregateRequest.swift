@@ -27,62 +27,64 @@ public struct AggregateRequest<Object: ManagedObject>: Sendable {
 /// A group-by key of an ``AggregateRequest``.
 public struct GroupKey<Object: ManagedObject>: Sendable {
     let name: String
-    let sql: String
+    let grouping: AggregateQuery.Grouping
 
     /// The property's value.
     public static func property<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> GroupKey {
-        GroupKey(name: name, sql: quoted(Object.entity.propertyName(for: keyPath)))
+        GroupKey(name: name, grouping: .value(Object.entity.propertyName(for: keyPath)))
     }
 
     /// The destination's primary key of a to-one relationship.
     public static func relationship<Destination: ManagedObject>(_ keyPath: KeyPath<Object, Destination?>, as name: String) -> GroupKey {
-        GroupKey(name: name, sql: quoted(Object.entity.propertyName(for: keyPath)))
+        GroupKey(name: name, grouping: .value(Object.entity.propertyName(for: keyPath)))
     }
 
     /// The day (UTC) of a date property, as text: `2026-11-25`.
     public static func day<Value: StoreValueConvertible>(of keyPath: KeyPath<Object, Value>, as name: String) -> GroupKey {
-        GroupKey(name: name, sql: "date(\(quoted(Object.entity.propertyName(for: keyPath))), 'unixepoch')")
+        GroupKey(name: name, grouping: .day(Object.entity.propertyName(for: keyPath)))
     }
 
     /// The month (1–12, UTC) of a date property.
     public static func month<Value: StoreValueConvertible>(of keyPath: KeyPath<Object, Value>, as name: String) -> GroupKey {
-        GroupKey(name: name, sql: "CAST(strftime('%m', \(quoted(Object.entity.propertyName(for: keyPath))), 'unixepoch') AS INTEGER)")
+        GroupKey(name: name, grouping: .month(Object.entity.propertyName(for: keyPath)))
     }
 }
 
 /// An aggregate of an ``AggregateRequest``. NULL values are ignored, as in SQL.
 public struct AggregateExpression<Object: ManagedObject>: Sendable {
     let name: String
-    let sql: String
+    let function: AggregateQuery.Function
 
     /// The number of rows in the group.
     public static func count(as name: String) -> AggregateExpression {
-        AggregateExpression(name: name, sql: "count(*)")
+        AggregateExpression(name: name, function: .countRows)
     }
 
     /// The number of non-NULL values of the property in the group.
     public static func count<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
-        function("count", keyPath, name)
+        function(AggregateQuery.Function.count, keyPath, name)
     }
 
     public static func average<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
-        function("avg", keyPath, name)
+        function(AggregateQuery.Function.average, keyPath, name)
     }
 
     public static func minimum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
-        function("min", keyPath, name)
+        function(AggregateQuery.Function.minimum, keyPath, name)
     }
 
     public static func maximum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
-        function("max", keyPath, name)
+        function(AggregateQuery.Function.maximum, keyPath, name)
     }
 
     public static func sum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
-        function("sum", keyPath, name)
+        function(AggregateQuery.Function.sum, keyPath, name)
     }
 
-    private static func function<Value>(_ function: String, _ keyPath: KeyPath<Object, Value>, _ name: String) -> AggregateExpression {
-        AggregateExpression(name: name, sql: "\(function)(\(quoted(Object.entity.propertyName(for: keyPath))))")
+    private static func function<Value>(
+        _ function: (String) -> AggregateQuery.Function, _ keyPath: KeyPath<Object, Value>, _ name: String
+    ) -> AggregateExpression {
+        AggregateExpression(name: name, function: function(Object.entity.propertyName(for: keyPath)))
     }
 }
 
@@ -90,16 +92,10 @@ extension ManagedObjectContext {
     /// Runs a grouped aggregate over the saved rows; one dictionary per group, keyed by the
     /// names given to the keys and aggregates, ordered by the group keys.
     public func aggregate<Object: ManagedObject>(_ request: AggregateRequest<Object>) throws -> [[String: StoreValue]] {
-        let entity = try entity(of: Object.self)
-        var arguments: [StoreValue] = []
-        let condition = request.predicate.node.sql(&arguments)
-        let columns = request.groupBy.map { "\($0.sql) AS \(quoted($0.name))" }
-            + request.aggregates.map { "\($0.sql) AS \(quoted($0.name))" }
-        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(entity.name)) WHERE \(condition)"
-        if !request.groupBy.isEmpty {
-            let keys = request.groupBy.map { quoted($0.name) }.joined(separator: ", ")
-            sql += " GROUP BY \(keys) ORDER BY \(keys)"
-        }
-        return try store.select(sql, arguments: arguments, on: storeReader)
+        let query = AggregateQuery(
+            entity: try entity(of: Object.self), predicate: request.predicate.node,
+            groups: request.groupBy.map { ($0.name, $0.grouping) },
+            aggregates: request.aggregates.map { ($0.name, $0.function) })
+        return try store.aggregate(query, on: storeReader)
     }
 }

@@ -21,11 +21,11 @@ extension SQLiteStore {
     /// statement touched, and their new rows, so that the contexts can take the change without
     /// being told every key (a prune can delete millions of rows).
     func executeBatch(
-        entity: EntityDescription, condition: String, arguments: [StoreValue],
+        entity: EntityDescription, matching predicate: PredicateNode,
         assignments: [(property: Int, value: StoreValue)]?, watched: [ObjectID], collectingIDs: Bool
     ) throws -> BatchOutcome {
-        writeGate.beginWrite()
-        defer { writeGate.endWrite() }
+        var arguments: [StoreValue] = []
+        let condition = predicate.sql(&arguments)
         let table = quoted(entity.name)
         do {
             return try pool.write { db in

@@ -7,8 +7,6 @@ extension SQLiteStore {
     /// statements, and records the key and version counters. All or nothing. Returns the
     /// exceptions (see ``AcceptedChange``).
     func save(_ changes: ChangeSet, policy: MergePolicy) throws -> [ObjectID: AcceptedChange] {
-        writeGate.beginWrite()
-        defer { writeGate.endWrite() }
         // Segments of inserts have no version to check: they go to the table as they are. The
         // other changes are checked row by row.
         var inserts: [ChangeSegment] = []
@@ -180,10 +178,9 @@ private struct Statements {
     }
 }
 
-extension StoreError {
-    /// True when SQLite refused a write because a unique index already holds the key.
-    var isUniqueIndexViolation: Bool {
-        guard let error = underlying as? DatabaseError else { return false }
+extension SQLiteStore {
+    func isUniqueKeyViolation(_ error: StoreError) -> Bool {
+        guard let error = error.underlying as? DatabaseError else { return false }
         return error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
     }
 }

@@ -4,8 +4,9 @@ import GRDBSQLite
 public import Logging
 import Synchronization
 
-/// The SQLite persistent store: one database in WAL mode, written only by the writer context's
-/// saves (one transaction each) and read concurrently from WAL snapshots by every context.
+/// The SQLite persistent store, the embedded default (see `PersistentStore`): one database in WAL
+/// mode, written only by the writer context's saves (one transaction each) and read concurrently
+/// from WAL snapshots by every context.
 ///
 /// Task contexts read with a pool of readers (`maximumReaderCount` of them), the main context
 /// with a read-only connection reserved for it, the writer context with the writer connection:
@@ -14,7 +15,7 @@ import Synchronization
 /// Opening checks that the file is ours: a database Lineup did not create, a corrupt file, or a
 /// store written by a newer model is refused with a clear error and never rewritten. Adding an
 /// entity or an optional property migrates the store in place.
-public final class SQLiteStore: Sendable {
+public final class SQLiteStore: PersistentStore {
     public let url: URL
     public let identifier: UUID
     public let model: ManagedObjectModel
@@ -24,14 +25,6 @@ public final class SQLiteStore: Sendable {
     let logger: Logger
     private let nextPrimaryKey: Atomic<Int64>
     private let nextStampValue: Atomic<Int64>
-    /// Whether the writer is writing a transaction now (see `save(_:policy:)`).
-    let writeGate = WriteGate()
-    /// Backpressure: a child context's save waits for the write under way when the contexts
-    /// above it hold more unsaved rows than this (see `ManagedObjectContext.save()`). Rows cost a
-    /// few hundred bytes each, so this bounds an import's memory to some tens of megabytes
-    /// whatever the relative speeds of the import and the disk.
-    let backlogLimit = Atomic<Int>(SQLiteStore.defaultBacklogLimit)
-    static let defaultBacklogLimit = 100_000
 
     /// How many primary keys a context reserves at a time.
     static let primaryKeyBlock: Int64 = 4096
@@ -110,15 +103,14 @@ public final class SQLiteStore: Sendable {
             metadata: ["path": "\(url.path)", "store": "\(identifier)", "next_pk": "\(opened.nextPrimaryKey)"])
     }
 
-    /// A block of primary keys for one context's inserts. Keys of a block that is not used up
-    /// (or of a crash) are simply never used: keys only need to be unique.
+    var location: String { url.path }
+
     func reservePrimaryKeys() -> Range<Int64> {
         let block = Self.primaryKeyBlock
         let first = nextPrimaryKey.wrappingAdd(block, ordering: .relaxed).oldValue
         return first..<(first + block)
     }
 
-    /// A new row version, unique in this store.
     func nextStamp() -> Int64 {
         nextStampValue.wrappingAdd(1, ordering: .relaxed).oldValue
     }
@@ -147,10 +139,10 @@ public final class SQLiteStore: Sendable {
         try pool.close()
     }
 
-    /// The number of rows of an entity on disk (saved data only).
+    /// The number of rows of an entity on disk (saved data only); 0 for an entity the model lacks.
     public func rowCount(of entityName: String) throws -> Int {
         guard let entity = model.entity(named: entityName) else { return 0 }
-        return try count(entity: entity, condition: "1", arguments: [], on: .pooled)
+        return try count(entity: entity, matching: .constant(true), on: .pooled)
     }
 
     // MARK: - Opening

@@ -1,5 +1,5 @@
-/// A fetch as the store runs it: a compiled condition, sort keys (property index, ascending),
-/// limit and offset, and which columns to read.
+/// A fetch as the store runs it: a predicate (which the store compiles), sort keys (property
+/// index, ascending), limit and offset, and which columns to read.
 struct StoreQuery: Sendable {
     enum Columns: Sendable {
         case all
@@ -8,8 +8,7 @@ struct StoreQuery: Sendable {
     }
 
     let entity: EntityDescription
-    let condition: String
-    let arguments: [StoreValue]
+    let predicate: PredicateNode
     let sorts: [(Int, Bool)]
     var limit: Int?
     var offset: Int

@@ -115,7 +115,7 @@ struct DaemonHarness {
 
     /// Rows of the test entity on disk (committed data only).
     func rowsOnDisk() throws -> Int {
-        try container.store.rowCount(of: "TestRow")
+        try container.rowCount(of: "TestRow")
     }
 
     /// Rows on disk, read through a separate store opened on the file (after the daemon

@@ -151,7 +151,7 @@ final class SaveThenFailTask: JobTask, @unchecked Sendable {
 /// Counts the rows on disk (SQL, saved data only) and as the job's context sees them.
 final class CountRowsTask: JobTask, @unchecked Sendable {
     override func run(in context: ManagedObjectContext) throws -> JobOutcome {
-        let onDisk = try request.container.store.rowCount(of: "TestRow")
+        let onDisk = try request.container.rowCount(of: "TestRow")
         let visible = try context.count(for: FetchRequest<TestRow>())
         return JobOutcome(summary: "counted", counts: ["onDisk": onDisk, "visible": visible])
     }
