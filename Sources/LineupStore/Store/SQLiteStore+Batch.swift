@@ -25,7 +25,7 @@ extension SQLiteStore {
         assignments: [(property: Int, value: StoreValue)]?, watched: [ObjectID], collectingIDs: Bool
     ) throws -> BatchOutcome {
         var arguments: [StoreValue] = []
-        let condition = predicate.sql(&arguments)
+        let condition = predicate.sql(&arguments, .sqlite)
         let table = quoted(entity.name)
         do {
             return try pool.write { db in

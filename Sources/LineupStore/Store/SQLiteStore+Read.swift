@@ -9,7 +9,7 @@ extension SQLiteStore {
         _ query: StoreQuery, batchSize: Int, on reader: StoreReader, _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
     ) throws {
         var arguments: [StoreValue] = []
-        let condition = query.predicate.sql(&arguments)
+        let condition = query.predicate.sql(&arguments, .sqlite)
         try enumerateRows(query, condition: condition, arguments: arguments, batchSize: batchSize, on: reader, body)
     }
 
@@ -124,7 +124,7 @@ extension SQLiteStore {
         of destination: EntityDescription, inverse: String, matching predicate: PredicateNode, on reader: StoreReader
     ) throws -> [Int64: Int] {
         var arguments: [StoreValue] = []
-        let condition = predicate.sql(&arguments)
+        let condition = predicate.sql(&arguments, .sqlite)
         let column = quoted(inverse)
         let sql =
             "SELECT \(column), count(*) FROM \(quoted(destination.name)) WHERE \(column) IS NOT NULL AND \(condition) GROUP BY \(column)"
@@ -142,7 +142,7 @@ extension SQLiteStore {
 
     func count(entity: EntityDescription, matching predicate: PredicateNode, on reader: StoreReader) throws -> Int {
         var arguments: [StoreValue] = []
-        let condition = predicate.sql(&arguments)
+        let condition = predicate.sql(&arguments, .sqlite)
         let sql = "SELECT count(*) FROM \(quoted(entity.name)) WHERE \(condition)"
         return try read(on: reader) { db in
             let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
@@ -154,7 +154,7 @@ extension SQLiteStore {
 
     func aggregate(_ query: AggregateQuery, on reader: StoreReader) throws -> [[String: StoreValue]] {
         var arguments: [StoreValue] = []
-        let sql = query.sql(&arguments)
+        let sql = query.sql(&arguments, .sqlite)
         return try read(on: reader) { db in
             let prepared = try db.cachedStatement(sql: sql)
             let names = prepared.columnNames

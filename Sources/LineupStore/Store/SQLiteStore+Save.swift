@@ -4,43 +4,22 @@ import GRDB
 extension SQLiteStore {
     /// Writes a change set as one transaction: checks every updated and deleted row's version
     /// (optimistic locking, resolved by `policy`), then deletes, updates and inserts with prepared
-    /// statements, and records the key and version counters. All or nothing. Returns the
-    /// exceptions (see ``AcceptedChange``).
+    /// statements (see ``StoreWritePlan``), and records the key and version counters. All or
+    /// nothing. Returns the exceptions (see ``AcceptedChange``).
     func save(_ changes: ChangeSet, policy: MergePolicy) throws -> [ObjectID: AcceptedChange] {
-        // Segments of inserts have no version to check: they go to the table as they are. The
-        // other changes are checked row by row.
-        var inserts: [ChangeSegment] = []
-        var others = ChangeSegment.Builder()
-        for segment in changes.segments.reversed() {
-            if segment.insertsOnly {
-                inserts.insert(segment, at: 0)
-            } else {
-                for row in segment.rows { others.append(row.change, for: row.id) }
-            }
-        }
-        let checked = others.build()
+        var plan = StoreWritePlan(changes)
         do {
             return try pool.write { db in
-                var toApply = checked
-                var exceptions: [ObjectID: AcceptedChange] = [:]
-                if !checked.insertsOnly {
-                    var byEntity: [EntityDescription: [ObjectID]] = [:]
-                    for row in checked.rows where row.change.kind != .insert {
-                        byEntity[row.change.entity, default: []].append(row.id)
-                    }
-                    var current: [ObjectID: RowSnapshot] = [:]
-                    for (entity, ids) in byEntity {
-                        current.merge(try currentRows(ids, entity: entity, db)) { $1 }
-                    }
-                    let resolution = try ConflictResolution(checked, current: current, policy: policy, nextStamp: nextStamp)
-                    toApply = resolution.toApply
-                    exceptions = resolution.exceptions
+                var current: [ObjectID: RowSnapshot] = [:]
+                for (entity, ids) in plan.rowsToCheck {
+                    current.merge(try currentRows(ids, entity: entity, db)) { $1 }
                 }
-                try write(toApply, inserts: inserts, db)
+                try plan.resolve(current: current, policy: policy, nextStamp: nextStamp)
+                try write(plan, db)
                 let counters = counters()
                 try Self.setMetadata(db, "next_pk", String(counters.nextPrimaryKey))
                 try Self.setMetadata(db, "next_stamp", String(counters.nextStamp))
-                return exceptions
+                return plan.exceptions
             }
         } catch let error as StoreError {
             throw error
@@ -66,11 +45,9 @@ extension SQLiteStore {
         return result
     }
 
-    /// Writes `changes` (checked row by row) and the segments of `inserts` (newest first). Deletes
-    /// first, then updates, then inserts: a key freed by one row can be taken by another. Rows
-    /// go in primary-key order, so that inserts append to the table's B-tree: segments are sorted,
-    /// and written one after the other, lowest keys first.
-    private func write(_ changes: ChangeSegment, inserts insertSegments: [ChangeSegment], _ db: Database) throws {
+    /// Writes the plan with prepared statements. Rows go in primary-key order, so that inserts
+    /// append to the table's B-tree.
+    private func write(_ plan: StoreWritePlan, _ db: Database) throws {
         let arena = BindingArena()
         var deletes = Statements(db) { entity in "DELETE FROM \(quoted(entity.name)) WHERE pk = ?" }
         var updates = Statements(db) { entity in
@@ -87,27 +64,19 @@ extension SQLiteStore {
             updates.clearBindings()
             inserts.clearBindings()
         }
-        for row in changes.rows where row.change.kind == .delete {
+        for row in plan.deletes {
             let statement = try deletes.statement(for: row.change.entity)
             statement.bind(.integer(row.id.primaryKey), at: 1)
             try statement.execute()
         }
-        for row in changes.rows where row.change.kind == .update {
+        for row in plan.updates {
             let statement = try updates.statement(for: row.change.entity)
             statement.bind(.integer(row.change.stamp), at: 1)
             statement.bindRow(row.change.values, startingAt: 2, arena: arena)
             statement.bind(.integer(row.id.primaryKey), at: Int32(row.change.entity.properties.count + 2))
             try statement.execute()
         }
-        var segments = insertSegments
-        if !changes.insertsOnly {
-            var builder = ChangeSegment.Builder()
-            for row in changes.rows where row.change.kind == .insert { builder.append(row.change, for: row.id) }
-            segments.append(builder.build())
-        } else {
-            segments.append(changes)
-        }
-        for segment in Self.inKeyOrder(segments) {
+        for segment in plan.insertsInKeyOrder {
             for index in segment.rows.indices {
                 let statement = try inserts.statement(for: segment.rows[index].change.entity)
                 statement.bind(.integer(segment.rows[index].id.primaryKey), at: 1)
@@ -115,34 +84,6 @@ extension SQLiteStore {
                 statement.bindRow(segment.rows[index].change.values, startingAt: 3, arena: arena)
                 try statement.execute()
             }
-        }
-    }
-
-    /// Segments of inserts (newest first), as segments whose keys do not overlap, lowest first.
-    /// Segments of different saves hold different keys, so this usually only orders them; the
-    /// segments of a cluster whose key ranges overlap (jobs whose blocks of keys interleave) are
-    /// merged into one, the newest change of a key winning.
-    private static func inKeyOrder(_ segments: [ChangeSegment]) -> [ChangeSegment] {
-        let ordered = segments.enumerated().filter { !$0.element.isEmpty }
-            .sorted { $0.element.firstKey! < $1.element.firstKey! }
-        var clusters: [[(age: Int, segment: ChangeSegment)]] = []
-        var clusterEnd = Int64.min
-        for (age, segment) in ordered {
-            if !clusters.isEmpty && segment.firstKey! <= clusterEnd {
-                clusters[clusters.count - 1].append((age, segment))
-            } else {
-                clusters.append([(age, segment)])
-            }
-            clusterEnd = max(clusterEnd, segment.lastKey!)
-        }
-        return clusters.map { cluster in
-            guard cluster.count > 1 else { return cluster[0].segment }
-            var builder = ChangeSegment.Builder(capacity: cluster.reduce(0) { $0 + $1.segment.count })
-            // Oldest first: the builder keeps the last row appended for a key.
-            for (_, segment) in cluster.sorted(by: { $0.age > $1.age }) {
-                for row in segment.rows { builder.append(row.change, for: row.id) }
-            }
-            return builder.build()
         }
     }
 }

@@ -32,8 +32,6 @@ public final class SQLiteStore: PersistentStore {
     static let synchronousFull = 2
     /// The pool's readers unless told otherwise: GRDB's default.
     public static let defaultReaderCount = 5
-    static let format = "lineup-store"
-    static let formatVersion = 1
 
     /// Opens (or creates) the store at `url`. `maximumReaderCount` bounds the pool of readers
     /// that task contexts read with; the main context and the writer have connections of their
@@ -175,59 +173,8 @@ public final class SQLiteStore: PersistentStore {
                 .storeNotOurs,
                 "\(url.path) is an SQLite database that Lineup did not create (tables: \(contents.tables.sorted().joined(separator: ", ")))")
         }
-        let (_, stored) = try checkMetadata(metadata, path: url.path)
-        try checkCompatibility(of: stored, with: model, path: url.path)
-    }
-
-    /// The store's identity and schema from its `lineup_metadata`, refusing a store that another
-    /// program or a newer Lineup wrote.
-    private static func checkMetadata(_ metadata: [String: String], path: String) throws -> (UUID, [EntitySchema]) {
-        guard metadata["format"] == format, let version = metadata["format_version"].flatMap(Int.init),
-            let identifier = metadata["store_uuid"].flatMap(UUID.init(uuidString:)),
-            let schemaJSON = metadata["schema"]
-        else {
-            throw StoreError(.storeNotOurs, "\(path) has a lineup_metadata table that Lineup did not write")
-        }
-        guard version <= formatVersion else {
-            throw StoreError(.storeNewerThanModel, "\(path) has store format \(version); this Lineup reads up to \(formatVersion)")
-        }
-        do {
-            return (identifier, try JSONDecoder().decode([EntitySchema].self, from: Data(schemaJSON.utf8)))
-        } catch {
-            throw StoreError(.storeCorrupt, "\(path): unreadable schema in lineup_metadata: \(error)")
-        }
-    }
-
-    /// Refuses a stored schema that the model cannot take in place: entities or properties the
-    /// model lacks (a newer model wrote the store), changed types, new required properties.
-    private static func checkCompatibility(of stored: [EntitySchema], with model: ManagedObjectModel, path: String) throws {
-        let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
-        for old in stored {
-            guard let entity = model.entity(named: old.name) else {
-                throw StoreError(.storeNewerThanModel, "\(path) holds entity \(old.name), which this model lacks")
-            }
-            for property in old.properties {
-                guard let current = entity.properties.first(where: { $0.name == property.name }) else {
-                    throw StoreError(
-                        .storeNewerThanModel, "\(path) holds \(old.name).\(property.name), which this model lacks")
-                }
-                guard current.type == property.type else {
-                    throw StoreError(
-                        .migrationUnsupported,
-                        "\(old.name).\(property.name) changed from \(property.type) to \(current.type)")
-                }
-            }
-        }
-        for entity in model.entities {
-            guard let old = storedByName[entity.name] else { continue }
-            for property in entity.properties where !old.properties.contains(where: { $0.name == property.name }) {
-                guard property.isOptional else {
-                    throw StoreError(
-                        .migrationUnsupported,
-                        "\(entity.name).\(property.name) is new and not optional: existing rows would have no value")
-                }
-            }
-        }
+        let (_, stored) = try StoreMetadata.identity(in: metadata, location: url.path)
+        try StoreMetadata.checkCompatibility(of: stored, with: model, location: url.path)
     }
 
     private static func prepareSchema(_ db: Database, model: ManagedObjectModel, path: String) throws -> OpenedMetadata {
@@ -240,25 +187,25 @@ public final class SQLiteStore: PersistentStore {
             }
             try db.execute(sql: "CREATE TABLE lineup_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             let identifier = UUID()
-            try setMetadata(db, "format", format)
-            try setMetadata(db, "format_version", String(formatVersion))
+            try setMetadata(db, "format", StoreMetadata.format)
+            try setMetadata(db, "format_version", String(StoreMetadata.formatVersion))
             try setMetadata(db, "store_uuid", identifier.uuidString)
             try setMetadata(db, "next_pk", "1")
             try setMetadata(db, "next_stamp", "1")
             for entity in model.entities {
                 try createTable(db, entity.schema)
             }
-            try setMetadata(db, "schema", encodeSchema(model.schema))
+            try setMetadata(db, "schema", StoreMetadata.encode(model.schema))
             return OpenedMetadata(identifier: identifier, nextPrimaryKey: 1, nextStamp: 1)
         }
         let metadata = Dictionary(
             uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM lineup_metadata").map {
                 (String($0["key"] as String), String($0["value"] as String))
             })
-        let (identifier, stored) = try checkMetadata(metadata, path: path)
+        let (identifier, stored) = try StoreMetadata.identity(in: metadata, location: path)
         let migrated = try migrate(db, from: stored, to: model, path: path)
         if migrated {
-            try setMetadata(db, "schema", encodeSchema(model.schema))
+            try setMetadata(db, "schema", StoreMetadata.encode(model.schema))
         }
         var nextKey = Int64(metadata["next_pk"] ?? "1") ?? 1
         var nextStamp = Int64(metadata["next_stamp"] ?? "1") ?? 1
@@ -277,7 +224,7 @@ public final class SQLiteStore: PersistentStore {
     ) throws -> Bool {
         // Checked before the pool opened too (`checkBeforeOpening`); again here, inside the
         // transaction, where the schema read is the one the migration writes over.
-        try checkCompatibility(of: stored, with: model, path: path)
+        try StoreMetadata.checkCompatibility(of: stored, with: model, location: path)
         var migrated = false
         let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
         for entity in model.entities {
@@ -314,16 +261,11 @@ public final class SQLiteStore: PersistentStore {
             WHERE \(constraint.map { "\(quoted($0)) IS NOT NULL" }.joined(separator: " AND "))
             GROUP BY \(columns) HAVING count(*) > 1 ORDER BY min(pk)
             """
-        let shown = 5
+        let shown = StoreMetadata.duplicateGroupsShown
         let groups = try String.fetchAll(db, sql: "\(duplicates) LIMIT \(shown + 1)")
         guard !groups.isEmpty else { return }
         let total = groups.count > shown ? try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(duplicates))") ?? groups.count : groups.count
-        let listed = groups.prefix(shown).map { "pk \($0)" }.joined(separator: "; ") + (total > shown ? "; ..." : "")
-        throw StoreError(
-            .migrationUnsupported,
-            "\(path): cannot add the uniqueness constraint \(entityName)(\(constraint.joined(separator: ", "))): "
-                + "\(total) key(s) are held by more than one row (\(listed)). The store was left as it was: "
-                + "remove or merge those rows with the previous version, then open it again")
+        throw StoreMetadata.duplicateKeys(of: constraint, in: entityName, groups: groups, total: total, location: path)
     }
 
     private static func createTable(_ db: Database, _ entity: EntitySchema) throws {
@@ -351,11 +293,5 @@ public final class SQLiteStore: PersistentStore {
         try db.execute(
             sql: "INSERT INTO lineup_metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             arguments: [key, value])
-    }
-
-    private static func encodeSchema(_ schema: [EntitySchema]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(schema), as: UTF8.self)
     }
 }
