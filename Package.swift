@@ -24,13 +24,15 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // The PostgreSQL store (`PersistentContainer(url: postgres://…)`).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // `swift package generate-documentation` for the DocC catalogs of LineupStore and LineupJobs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The one lock type the other modules share.
         .target(name: "LineupLocking"),
-        // The object-graph stack: contexts, objects, fetches, the SQLite store.
+        // The object-graph stack: contexts, objects, fetches, the SQLite and PostgreSQL stores.
         .target(
             name: "LineupStore",
             dependencies: [
@@ -38,6 +40,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The job file format and the spool directory protocol. Foundation (and the lock) only,

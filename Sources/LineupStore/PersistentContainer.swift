@@ -25,16 +25,25 @@ public final class PersistentContainer: Sendable {
     /// meanwhile. They wait here instead.
     private let flushLock = NSLock()
 
-    /// Opens the store at `url` and builds the stack on it. `maximumReaderCount` bounds the pool of
-    /// readers that task contexts read the store with (see
+    /// Opens the store at `url` and builds the stack on it: a file URL for SQLite, the embedded
+    /// default, or `postgres://user:password@host:port/database` for PostgreSQL, which several
+    /// daemons on several hosts can share (see DESIGN §6). Tasks do not change with the store.
+    ///
+    /// `maximumReaderCount` bounds the readers (SQLite's pooled connections, PostgreSQL's
+    /// connections) that task contexts read the store with (see
     /// ``readerCount(forConcurrentTasks:)``); the main context and the writer never wait for one.
     public convenience init(
         url: URL, model: ManagedObjectModel, logger: Logger,
         maximumReaderCount: Int = SQLiteStore.defaultReaderCount
     ) throws {
-        try self.init(
-            store: SQLiteStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount),
-            logger: logger)
+        let store: any PersistentStore
+        switch url.scheme {
+        case "postgres", "postgresql":
+            store = try PostgresStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+        default:
+            store = try SQLiteStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+        }
+        self.init(store: store, logger: logger)
     }
 
     /// Builds the stack on an open store.
@@ -56,7 +65,8 @@ public final class PersistentContainer: Sendable {
     /// The identifier of the store (the first part of its objects' IDs).
     public var storeIdentifier: UUID { store.identifier }
 
-    /// Where the store is, for messages: the SQLite file's path.
+    /// Where the store is, for messages: the SQLite file's path, or the PostgreSQL database's URL
+    /// without its password.
     public var storeLocation: String { store.location }
 
     /// The number of rows of an entity on disk (saved data only); 0 for an entity the model lacks.

@@ -5,7 +5,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case objectNotFound, mergeConflict, validationFailed, deleteDenied, storeNotOurs, storeCorrupt,
-                storeNewerThanModel, migrationUnsupported, sqlite
+                storeNewerThanModel, migrationUnsupported, sqlite, postgres
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -19,7 +19,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A deleted object's relationship with the `.deny` rule still reaches objects that are
         /// not deleted; the message names them. Nothing was saved.
         public static let deleteDenied = Code(.deleteDenied)
-        /// The file is an SQLite database that Lineup did not create.
+        /// The file is an SQLite database, or the PostgreSQL database holds tables, that Lineup
+        /// did not create.
         public static let storeNotOurs = Code(.storeNotOurs)
         /// The file is not a readable SQLite database.
         public static let storeCorrupt = Code(.storeCorrupt)
@@ -29,6 +30,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let migrationUnsupported = Code(.migrationUnsupported)
         /// SQLite failed (disk full, I/O error, ...); see `underlying`.
         public static let sqlite = Code(.sqlite)
+        /// PostgreSQL refused a statement or could not be reached; the message has the server's
+        /// words and SQLSTATE.
+        public static let postgres = Code(.postgres)
 
         public var description: String { String(describing: value) }
     }
@@ -51,7 +55,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         if !conflicts.isEmpty {
             text += " [" + conflicts.map(\.description).joined(separator: "; ") + "]"
         }
-        if let underlying {
+        // postgres-nio's error describes itself only as a generic text, to keep a server's
+        // details from end users; the message already holds them.
+        if let underlying, code != .postgres {
             text += " (\(underlying))"
         }
         return text

@@ -108,6 +108,17 @@ public enum AttributeType: String, Sendable, Hashable, Codable {
         case .binary: return "BLOB"
         }
     }
+
+    /// The column type in PostgreSQL. Text compares by its bytes ("C"), as SQLite's BINARY
+    /// collation and the contexts compare it, whatever the database's own collation.
+    var postgresType: String {
+        switch self {
+        case .integer, .boolean, .reference: return "BIGINT"
+        case .double, .date: return "DOUBLE PRECISION"
+        case .string: return "TEXT COLLATE \"C\""
+        case .binary: return "BYTEA"
+        }
+    }
 }
 
 /// A Swift type that an attribute can hold.

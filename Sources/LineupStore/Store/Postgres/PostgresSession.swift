@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// One connection to PostgreSQL, used synchronously: the contexts run on their own queues and
+/// wait for the store, as they wait for SQLite. Each call blocks its thread on the connection's
+/// future, never an event loop's (postgres-nio's loops are its own).
+///
+/// One thread at a time uses a session (the pool hands it out, or the one context that owns it
+/// calls it on its queue); `lock` makes that so even for a caller that forgets.
+final class PostgresSession: @unchecked Sendable {
+    // @unchecked Sendable: `isClosed` is only touched under `lock`; the rest is immutable (and
+    // `PostgresConnection` is Sendable).
+    private let connection: PostgresConnection
+    private let logger: Logger
+    private let lock = NSLock()
+    /// Set by `close()`, under `lock`.
+    private var isClosed = false
+    let location: String
+
+    private init(connection: PostgresConnection, logger: Logger, location: String) {
+        self.connection = connection
+        self.logger = logger
+        self.location = location
+    }
+
+    static func connect(_ configuration: PostgresConnection.Configuration, location: String, logger: Logger) throws -> PostgresSession {
+        do {
+            let connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
+                id: lastConnectionID.withLock { $0 += 1; return $0 }, logger: logger
+            ).wait()
+            return PostgresSession(connection: connection, logger: logger, location: location)
+        } catch {
+            throw StoreError(.postgres, "\(location): cannot connect: \(PostgresSession.describe(error))", underlying: error)
+        }
+    }
+
+    /// Runs one statement and returns all its rows.
+    @discardableResult
+    func query(_ sql: String, _ arguments: [StoreValue] = []) throws -> [PostgresRow] {
+        try run(sql, arguments).rows
+    }
+
+    /// Runs one statement and returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int {
+        try run(sql, arguments).metadata.rows ?? 0
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try execute(begin)
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            // The first error is the one to report; a failed rollback leaves the connection in a
+            // state the next BEGIN reports.
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func close() {
+        lock.withLock {
+            guard !isClosed else { return }
+            isClosed = true
+            _ = try? connection.close().wait()
+        }
+    }
+
+    private func run(_ sql: String, _ arguments: [StoreValue]) throws -> PostgresQueryResult {
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments { try bindings.append(storeValue: argument) }
+        let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        do {
+            return try lock.withLock {
+                // A query on a connection closed here never completes (postgres-nio drops it):
+                // refuse it, as SQLite refuses a closed database.
+                guard !isClosed, !connection.isClosed else {
+                    throw StoreError(.postgres, "\(location): the connection is closed")
+                }
+                return try connection.query(query, logger: logger).wait()
+            }
+        } catch let error as PSQLError {
+            throw StoreError(.postgres, "\(location): \(PostgresSession.describe(error))", underlying: error)
+        }
+    }
+
+    /// The server's message and SQLSTATE, which `PSQLError`'s own description hides.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let info = error.serverInfo {
+            return [info[.message], info[.detail], info[.sqlState].map { "SQLSTATE \($0)" }].compactMap { $0 }.joined(separator: "; ")
+        }
+        return "\(error.code)"
+    }
+
+    /// The SQLSTATE of a statement's error, if PostgreSQL sent one (`23505`: a unique index
+    /// holds the key already).
+    static func sqlState(of error: (any Error)?) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// The last connection's id, for postgres-nio's log lines.
+    private static let lastConnectionID = Mutex(0)
+}
+
+extension PostgresBindings {
+    /// Binds a store value with the type of its case. A NaN is bound as NULL, as SQLite binds it,
+    /// so that both stores keep and compare the same values.
+    mutating func append(storeValue: StoreValue) throws {
+        switch storeValue {
+        case .null: appendNull()
+        case let .integer(value): append(value)
+        case let .real(value) where value.isNaN: appendNull()
+        case let .real(value): append(value)
+        case let .text(value): append(value)
+        case let .blob(value): try append(value)
+        }
+    }
+}
+
+extension PostgresCell {
+    /// The cell as a store value, by the column's type.
+    func storeValue() throws -> StoreValue {
+        guard bytes != nil else { return .null }
+        switch dataType {
+        case .int8, .int4, .int2: return .integer(try decode(Int64.self))
+        case .float8, .float4: return .real(try decode(Double.self))
+        case .text, .varchar, .name, .bpchar: return .text(try decode(String.self))
+        case .bytea: return .blob(try decode(Data.self))
+        case .bool: return .integer(try decode(Bool.self) ? 1 : 0)
+        default:
+            throw StoreError(.postgres, "column \(columnName) has PostgreSQL type \(dataType), which no store value holds")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Values handed out one at a time from blocks that a PostgreSQL sequence allocates: every
+/// process that writes the database takes blocks of its own, so no two hand out the same value,
+/// and only one value in `blockSize` costs a round trip.
+final class SequenceBlocks: Sendable {
+    private let block = Mutex<Range<Int64>>(0..<0)
+    private let take: @Sendable () throws -> Range<Int64>
+    private let logger: Logger
+
+    init(logger: Logger, take: @escaping @Sendable () throws -> Range<Int64>) {
+        self.logger = logger
+        self.take = take
+    }
+
+    /// The next value. Cannot fail, since the callers cannot (an object's insert or change):
+    /// when the server cannot give a new block, it waits and asks again, saying so in the log.
+    /// The save that follows would fail anyway until the server is back.
+    func next() -> Int64 {
+        block.withLock { block in
+            if block.isEmpty { block = nextBlock() }
+            return block.removeFirst()
+        }
+    }
+
+    /// A whole new block, for a caller that hands its values out itself (a context's keys).
+    func nextBlock() -> Range<Int64> {
+        while true {
+            do {
+                return try take()
+            } catch {
+                logger.error("cannot take a block of values from PostgreSQL; trying again in 1 s", metadata: ["error": "\(error)"])
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+}
