@@ -25,8 +25,8 @@ import Testing
         }
     }
 
-    @Test func aBatchDeleteDeletesTheMatchingRowsWithoutLoadingThem() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aBatchDeleteDeletesTheMatchingRowsWithoutLoadingThem(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let ids = try seed(stack, count: 10)
         let job = stack.container.newTaskContext(name: "prune")
         let result = try job.performAndWait {
@@ -48,8 +48,8 @@ import Testing
 
     /// Core Data leaves every context showing deleted rows until merged; here the contexts the
     /// request runs through take it at once, so that no flush pushes a change over a gone row.
-    @Test func theContextsUpToTheWriterTakeABatchDeleteBeforeItReturns() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func theContextsUpToTheWriterTakeABatchDeleteBeforeItReturns(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let ids = try seed(stack, count: 6)
         // The main context holds an object of a doomed row, and a job's unsaved update of another
         // (saved into it, not flushed), which would fail the next flush over a gone row.
@@ -79,8 +79,8 @@ import Testing
         #expect(location == "kept, not flushed")
     }
 
-    @Test func otherContextsMergeTheIDsOfTheResult() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func otherContextsMergeTheIDsOfTheResult(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let ids = try seed(stack, count: 4)
         let viewer = stack.container.newTaskContext(name: "viewer")
         let (deleted, updated) = try viewer.performAndWait {
@@ -109,8 +109,8 @@ import Testing
         }
     }
 
-    @Test func aBatchUpdateSetsPropertiesAndGivesTheRowsANewVersion() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aBatchUpdateSetsPropertiesAndGivesTheRowsANewVersion(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let ids = try seed(stack, count: 5)
         // An unsaved change based on the old version, in a context that does not take the batch.
         let bystander = stack.container.newTaskContext(name: "bystander")
@@ -154,8 +154,8 @@ import Testing
         #expect(error?.code == .mergeConflict)
     }
 
-    @Test func aBatchUpdateThatBreaksAUniquenessConstraintChangesNothing() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aBatchUpdateThatBreaksAUniquenessConstraintChangesNothing(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         try seed.performAndWait {
             for id in ["41001", "41002"] {

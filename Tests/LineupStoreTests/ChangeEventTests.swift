@@ -12,8 +12,8 @@ import Testing
         func record(_ event: Event) { events.withLock { $0.append(event) } }
     }
 
-    @Test func objectsDidChangeIsPostedAtTheEndOfEachBlockWithWhatChanged() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func objectsDidChangeIsPostedAtTheEndOfEachBlockWithWhatChanged(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         let (kept, doomed) = try context.performAndWait {
             let kept = context.insertEntry("kept", rating: 1)
@@ -53,8 +53,8 @@ import Testing
         #expect(recorder.all.count == 2, "no event after the observation ended")
     }
 
-    @Test func theEventsComeAsAnAsyncSequenceToo() async throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func theEventsComeAsAnAsyncSequenceToo(_ store: StoreKind) async throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         let events = context.objectsDidChangeEvents()
         let inserted = context.performAndWait { context.insertEntry("spot").objectID }
@@ -63,8 +63,8 @@ import Testing
         #expect(event.insertedObjectIDs == [inserted])
     }
 
-    @Test func aMergePostsTheRefreshedAndTheDeletedObjects() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aMergePostsTheRefreshedAndTheDeletedObjects(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         let (kept, doomed) = try seed.performAndWait {
             let kept = seed.insertEntry("kept", rating: 1)
@@ -97,8 +97,8 @@ import Testing
         observation.cancel()
     }
 
-    @Test func willSaveComesFirstAndWhatItsObserverChangesIsSaved() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func willSaveComesFirstAndWhatItsObserverChangesIsSaved(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         let order = Recorder<String>()
         let changes = context.observeObjectsDidChange { _ in order.record("objects did change") }
@@ -122,8 +122,8 @@ import Testing
         _ = (changes, willSave, didSave)
     }
 
-    @Test func aParentPostsTheChangesAChildSavedIntoItsObjects() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aParentPostsTheChangesAChildSavedIntoItsObjects(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         let id = try seed.performAndWait {
             let entry = seed.insertEntry("spot", rating: 1)

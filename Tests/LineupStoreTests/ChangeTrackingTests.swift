@@ -3,8 +3,8 @@ import LineupStore
 import Testing
 
 @Suite struct ChangeTrackingTests {
-    @Test func insertedUpdatedDeletedAndHasChanges() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func insertedUpdatedDeletedAndHasChanges(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         try context.performAndWait {
             #expect(!context.hasChanges)
@@ -27,8 +27,8 @@ import Testing
         }
     }
 
-    @Test func settingTheSameValueIsNoChange() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func settingTheSameValueIsNoChange(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         try context.performAndWait {
             let entry = context.insertEntry("A", rating: 1)
@@ -39,8 +39,8 @@ import Testing
         }
     }
 
-    @Test func rollbackRestoresCommittedValuesDropsInsertsAndUndeletes() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func rollbackRestoresCommittedValuesDropsInsertsAndUndeletes(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         try context.performAndWait {
             let updated = context.insertEntry("A", rating: 1)
@@ -62,8 +62,8 @@ import Testing
         #expect(stack.main.performAndWait { rows.map { $0.location! } } == ["A", "B"])
     }
 
-    @Test func resetForgetsEverything() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func resetForgetsEverything(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         context.performAndWait {
             let entry = context.insertEntry("A")
@@ -74,8 +74,8 @@ import Testing
         }
     }
 
-    @Test func cleanObjectsAreHeldWeaklyAndChangedOnesStrongly() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func cleanObjectsAreHeldWeaklyAndChangedOnesStrongly(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         weak var weakClean: Entry?
         weak var weakChanged: Entry?

@@ -15,8 +15,8 @@ import Testing
         }
     }
 
-    @Test func eachChildSaveTellsWhatTheParentNowHolds() async throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func eachChildSaveTellsWhatTheParentNowHolds(_ store: StoreKind) async throws {
+        let stack = try TemporaryStack(store)
         let events = stack.main.childSaveEvents()
         var iterator = events.makeAsyncIterator()
         try saveEntries(150, in: stack, from: "first")
@@ -33,15 +33,15 @@ import Testing
         #expect(await iterator.next()?.pendingRowCount == 10, "a flush empties the main context")
     }
 
-    @Test func theContainerDoesNotFlushByItself() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func theContainerDoesNotFlushByItself(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         try saveEntries(1_000, in: stack)
         #expect(stack.main.performAndWait { stack.main.pendingChanges().count } == 1_000)
         #expect(try stack.rowsOnDisk("Entry") == 0)
     }
 
-    @Test func aBackgroundFlushWritesTheRowsPastItsLimit() async throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aBackgroundFlushWritesTheRowsPastItsLimit(_ store: StoreKind) async throws {
+        let stack = try TemporaryStack(store)
         let flushing = BackgroundFlush(container: stack.container, rowLimit: 100, logger: Logger(label: "test"))
         var written = stack.container.writerContext.didSaveEvents().makeAsyncIterator()
         try saveEntries(150, in: stack)
@@ -52,8 +52,8 @@ import Testing
         #expect(stack.main.performAndWait { stack.main.pendingChanges().count } == 0)
     }
 
-    @Test func atItsLimitABackgroundFlushLeavesTheRowsInMain() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func atItsLimitABackgroundFlushLeavesTheRowsInMain(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let flushing = BackgroundFlush(container: stack.container, rowLimit: 100, logger: Logger(label: "test"))
         try saveEntries(100, in: stack)
         try flushing.finish()
@@ -61,8 +61,8 @@ import Testing
         #expect(try stack.rowsOnDisk("Entry") == 0)
     }
 
-    @Test func finishStopsWatching() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func finishStopsWatching(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let flushing = BackgroundFlush(container: stack.container, rowLimit: 100, logger: Logger(label: "test"))
         try flushing.finish()
         try saveEntries(150, in: stack)
@@ -70,8 +70,8 @@ import Testing
         #expect(try stack.rowsOnDisk("Entry") == 0)
     }
 
-    @Test func aBackgroundFlushThatFailedIsThrownByFinish() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aBackgroundFlushThatFailedIsThrownByFinish(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let flushing = BackgroundFlush(container: stack.container, rowLimit: 100, logger: Logger(label: "test"))
         try stack.container.close()
         try saveEntries(150, in: stack)

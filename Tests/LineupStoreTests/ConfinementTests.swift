@@ -6,7 +6,7 @@ import Testing
 /// a message that names the context and where the caller was. Each case runs in a child process
 /// (an exit test), which the trap ends.
 @Suite struct ConfinementTests {
-    @Test func anObjectReadOnAnotherContextsQueueTraps() async throws {
+    @Test(arguments: StoreKind.allCases) func anObjectReadOnAnotherContextsQueueTraps(_ store: StoreKind) async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let stack = try TemporaryStack.forExitTest()
             let job = stack.container.newTaskContext(name: "job-1")
@@ -17,7 +17,7 @@ import Testing
         #expect(message.contains("of context job-1 used on the queue of context main: use perform or performAndWait"), "\(message)")
     }
 
-    @Test func anObjectWrittenOutsideAnyContextTraps() async throws {
+    @Test(arguments: StoreKind.allCases) func anObjectWrittenOutsideAnyContextTraps(_ store: StoreKind) async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let stack = try TemporaryStack.forExitTest()
             let job = stack.container.newTaskContext(name: "job-2")
@@ -28,7 +28,7 @@ import Testing
         #expect(message.contains("of context job-2 used outside any context's queue"), "\(message)")
     }
 
-    @Test func aContextUsedOutsideItsQueueTraps() async throws {
+    @Test(arguments: StoreKind.allCases) func aContextUsedOutsideItsQueueTraps(_ store: StoreKind) async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let stack = try TemporaryStack.forExitTest()
             let job = stack.container.newTaskContext(name: "job-3")
@@ -38,7 +38,7 @@ import Testing
         #expect(message.contains("context job-3 used outside any context's queue"), "\(message)")
     }
 
-    @Test func aContextSavedFromAnotherContextsQueueTraps() async throws {
+    @Test(arguments: StoreKind.allCases) func aContextSavedFromAnotherContextsQueueTraps(_ store: StoreKind) async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let stack = try TemporaryStack.forExitTest()
             let job = stack.container.newTaskContext(name: "job-4")
@@ -51,8 +51,8 @@ import Testing
     /// The check follows the queue, not the thread: a child's `performAndWait` runs on the
     /// caller's thread, and inside it the caller's objects are off their queue, as they are for
     /// Core Data; after it, they are on it again.
-    @Test func objectsAreUsableOnTheirQueueAroundAChildsPerformAndWait() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func objectsAreUsableOnTheirQueueAroundAChildsPerformAndWait(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let main = stack.main
         let child = stack.container.newTaskContext(name: "child")
         let location = main.performAndWait {

@@ -12,8 +12,8 @@ import Testing
 
     /// Row on disk: location "original", rating 1. The sibling sets location "theirs" and rating 2
     /// and saves first; then the stale child sets location "mine" (and height "mine") and saves.
-    private func race(policy: MergePolicy) throws -> Outcome {
-        let stack = try TemporaryStack()
+    private func race(_ store: StoreKind, policy: MergePolicy) throws -> Outcome {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         let id = try seed.performAndWait {
             let entry = seed.insertEntry("original", rating: 1)
@@ -45,8 +45,8 @@ import Testing
         return Outcome(location: location, rating: rating, error: error)
     }
 
-    @Test func errorPolicyThrowsAConflictListingTheObjects() throws {
-        let outcome = try race(policy: .error)
+    @Test(arguments: StoreKind.allCases) func errorPolicyThrowsAConflictListingTheObjects(_ store: StoreKind) throws {
+        let outcome = try race(store, policy: .error)
         let error = try #require(outcome.error)
         #expect(error.code == .mergeConflict)
         #expect(error.conflicts.count == 1)
@@ -55,36 +55,36 @@ import Testing
         #expect(outcome.location == "theirs" && outcome.rating == 2, "nothing of the failed save is stored")
     }
 
-    @Test func mergeByPropertyObjectTrumpKeepsTheObjectsChangesAndTheirOtherChanges() throws {
-        let outcome = try race(policy: .mergeByPropertyObjectTrump)
+    @Test(arguments: StoreKind.allCases) func mergeByPropertyObjectTrumpKeepsTheObjectsChangesAndTheirOtherChanges(_ store: StoreKind) throws {
+        let outcome = try race(store, policy: .mergeByPropertyObjectTrump)
         #expect(outcome.error == nil)
         #expect(outcome.location == "mine")
         #expect(outcome.rating == 2)
     }
 
-    @Test func mergeByPropertyStoreTrumpKeepsTheirValueWhereBothChanged() throws {
-        let outcome = try race(policy: .mergeByPropertyStoreTrump)
+    @Test(arguments: StoreKind.allCases) func mergeByPropertyStoreTrumpKeepsTheirValueWhereBothChanged(_ store: StoreKind) throws {
+        let outcome = try race(store, policy: .mergeByPropertyStoreTrump)
         #expect(outcome.error == nil)
         #expect(outcome.location == "theirs")
         #expect(outcome.rating == 2)
     }
 
-    @Test func overwriteWritesTheWholeObject() throws {
-        let outcome = try race(policy: .overwrite)
+    @Test(arguments: StoreKind.allCases) func overwriteWritesTheWholeObject(_ store: StoreKind) throws {
+        let outcome = try race(store, policy: .overwrite)
         #expect(outcome.error == nil)
         #expect(outcome.location == "mine")
         #expect(outcome.rating == 1, "the stale object's unchanged rating overwrites theirs")
     }
 
-    @Test func rollbackDiscardsTheObjectsChanges() throws {
-        let outcome = try race(policy: .rollback)
+    @Test(arguments: StoreKind.allCases) func rollbackDiscardsTheObjectsChanges(_ store: StoreKind) throws {
+        let outcome = try race(store, policy: .rollback)
         #expect(outcome.error == nil)
         #expect(outcome.location == "theirs")
         #expect(outcome.rating == 2)
     }
 
-    @Test func childrenInheritTheParentsPolicy() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func childrenInheritTheParentsPolicy(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         stack.main.mergePolicy = .mergeByPropertyObjectTrump
         let child = stack.container.newTaskContext(name: "child")
         #expect(child.mergePolicy == .mergeByPropertyObjectTrump)
@@ -93,8 +93,8 @@ import Testing
         #expect(stack.container.writerContext.mergePolicy == .error)
     }
 
-    @Test func uniquenessConstraintConflictIsRefusedAtTheParent() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func uniquenessConstraintConflictIsRefusedAtTheParent(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let first = stack.container.newTaskContext(name: "first")
         let second = stack.container.newTaskContext(name: "second")
         try first.performAndWait {

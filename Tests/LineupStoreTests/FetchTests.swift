@@ -4,8 +4,8 @@ import Testing
 
 @Suite struct FetchTests {
     /// Saved to disk: A(1) B(2) C(3) D(4) E(5), locations "Spot A"... with ratings 1...5.
-    private func seededStack() throws -> TemporaryStack {
-        let stack = try TemporaryStack()
+    private func seededStack(_ store: StoreKind) throws -> TemporaryStack {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         try seed.performAndWait {
             for (offset, letter) in ["A", "B", "C", "D", "E"].enumerated() {
@@ -17,8 +17,8 @@ import Testing
         return stack
     }
 
-    @Test func predicateSortLimitOffset() throws {
-        let stack = try seededStack()
+    @Test(arguments: StoreKind.allCases) func predicateSortLimitOffset(_ store: StoreKind) throws {
+        let stack = try seededStack(store)
         let context = stack.container.newTaskContext(name: "reader")
         try context.performAndWait { () throws in
             let request = FetchRequest<Entry>(predicate: \.rating >= 2, sortedBy: [.descending(\.rating)], limit: 2, offset: 1)
@@ -34,8 +34,8 @@ import Testing
         }
     }
 
-    @Test func grandchildSeesAMainContextInsertNotYetSavedToDisk() throws {
-        let stack = try seededStack()
+    @Test(arguments: StoreKind.allCases) func grandchildSeesAMainContextInsertNotYetSavedToDisk(_ store: StoreKind) throws {
+        let stack = try seededStack(store)
         stack.main.performAndWait {
             _ = stack.main.insertEntry("Main only", rating: 5)
         }
@@ -51,8 +51,8 @@ import Testing
         #expect(try stack.rowsOnDisk("Entry") == 5)
     }
 
-    @Test func pendingChangesOfEveryAncestorAreOverlaid() throws {
-        let stack = try seededStack()
+    @Test(arguments: StoreKind.allCases) func pendingChangesOfEveryAncestorAreOverlaid(_ store: StoreKind) throws {
+        let stack = try seededStack(store)
         let child = stack.container.newTaskContext(name: "child")
         try child.performAndWait {
             let all = try child.fetch(FetchRequest<Entry>(sortedBy: [.ascending(\.rating)]))
@@ -75,8 +75,8 @@ import Testing
         }
     }
 
-    @Test func batchedFetchReturnsFaultsThatLoadABatchAtATime() throws {
-        let stack = try seededStack()
+    @Test(arguments: StoreKind.allCases) func batchedFetchReturnsFaultsThatLoadABatchAtATime(_ store: StoreKind) throws {
+        let stack = try seededStack(store)
         let context = stack.container.newTaskContext(name: "reader")
         try context.performAndWait { () throws in
             let results = try context.fetch(FetchRequest<Entry>(sortedBy: [.ascending(\.rating)], batchSize: 2))
@@ -89,8 +89,8 @@ import Testing
         }
     }
 
-    @Test func relationshipsAndReferencePredicates() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func relationshipsAndReferencePredicates(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         try context.performAndWait {
             let station = Station(context: context)
@@ -115,8 +115,8 @@ import Testing
 }
 
 @Suite struct AggregateTests {
-    @Test func groupedAggregatesOverSavedRows() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func groupedAggregatesOverSavedRows(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "seed")
         try context.performAndWait {
             let january = Date(timeIntervalSince1970: 1_704_067_200)   // 2024-01-01T00:00:00Z
@@ -152,8 +152,8 @@ import Testing
         #expect(days == [["day": .text("2024-01-01"), "n": .integer(1)], ["day": .text("2024-07-01"), "n": .integer(2)]])
     }
 
-    @Test func aggregatesIgnoreUnsavedChanges() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aggregatesIgnoreUnsavedChanges(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "seed")
         let rows = try context.performAndWait {
             context.insertEntry("A", rating: 1)
@@ -165,8 +165,8 @@ import Testing
 }
 
 @Suite struct EnumerateTests {
-    @Test func enumeratesInBatchesInOrderAndForgetsEachBatch() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func enumeratesInBatchesInOrderAndForgetsEachBatch(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         try seed.performAndWait {
             for rating in 0..<25 { seed.insertEntry("spot", rating: rating) }
@@ -194,8 +194,8 @@ import Testing
         #expect(values == [.integer(0), .integer(1)])
     }
 
-    @Test func pendingChangesAreMergedIntoTheEnumeration() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func pendingChangesAreMergedIntoTheEnumeration(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         try seed.performAndWait {
             for rating in [1, 3] { seed.insertEntry("saved", rating: rating) }
@@ -215,8 +215,8 @@ import Testing
 
     /// Not Core Data's dictionary results (store only): the values of the objects a fetch gives,
     /// the pending changes of the context and its ancestors included unless the request says not.
-    @Test func objectValuesSeeWhatAFetchSees() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func objectValuesSeeWhatAFetchSees(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         let (kept, doomed) = try seed.performAndWait {
             let kept = seed.insertEntry("saved", rating: 1)

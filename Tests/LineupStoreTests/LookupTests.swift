@@ -3,8 +3,8 @@ import LineupStore
 import Testing
 
 @Suite struct LookupTests {
-    @Test func objectWithIDReturnsTheRegisteredObjectOrAFault() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func objectWithIDReturnsTheRegisteredObjectOrAFault(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let (saved, _) = try insertAndFlush(stack)
         let context = stack.container.newTaskContext(name: "reader")
         try context.performAndWait { () throws in
@@ -19,8 +19,8 @@ import Testing
         }
     }
 
-    @Test func missingRowNeverCrashes() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func missingRowNeverCrashes(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let (_, missing) = try insertAndFlush(stack)
         let context = stack.container.newTaskContext(name: "reader")
         context.performAndWait {
@@ -36,8 +36,8 @@ import Testing
         }
     }
 
-    @Test func existingObjectThrowsForADeletedRow() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func existingObjectThrowsForADeletedRow(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let (saved, _) = try insertAndFlush(stack)
         let deleter = stack.container.newTaskContext(name: "deleter")
         try deleter.performAndWait {

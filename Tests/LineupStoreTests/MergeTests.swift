@@ -31,8 +31,8 @@ import Testing
         return try #require(event.withLock { $0 })
     }
 
-    @Test func aMergedDeleteKeepsTheObjectRegisteredDeletedAndReadableUntilTheNextSave() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aMergedDeleteKeepsTheObjectRegisteredDeletedAndReadableUntilTheNextSave(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let doomedID = try #require(try seed(stack, [("doomed", 3)]).first)
         let observer = stack.container.newTaskContext(name: "observer")
         let doomed = try observer.performAndWait { try observer.existingObject(with: doomedID) as! Entry }
@@ -58,8 +58,8 @@ import Testing
         #expect(try stack.rowsOnDisk("Entry") == 0)
     }
 
-    @Test func aMergedDeleteWinsOverUnsavedChangesAndIsNotUndoneByRollback() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aMergedDeleteWinsOverUnsavedChangesAndIsNotUndoneByRollback(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let ids = try seed(stack, [("doomed", 3), ("kept", 1)])
         let observer = stack.container.newTaskContext(name: "observer")
         let (doomed, kept) = try observer.performAndWait {
@@ -87,8 +87,8 @@ import Testing
         }
     }
 
-    @Test func aMergedDeleteOfARowDeletedHereToo() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aMergedDeleteOfARowDeletedHereToo(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let doomedID = try #require(try seed(stack, [("doomed", 3)]).first)
         let observer = stack.container.newTaskContext(name: "observer")
         try observer.performAndWait { observer.delete(try observer.existingObject(with: doomedID)) }
@@ -104,8 +104,8 @@ import Testing
         #expect(try stack.rowsOnDisk("Entry") == 0)
     }
 
-    @Test func aChildThatMergesAutomaticallySeesItsParentsOwnSaves() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aChildThatMergesAutomaticallySeesItsParentsOwnSaves(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let ids = try seed(stack, [("updated", 1), ("deleted", 2)])
         let follower = stack.main.newChildContext(name: "follower")
         follower.automaticallyMergesChangesFromParent = true
@@ -136,8 +136,8 @@ import Testing
         }
     }
 
-    @Test func aChildThatMergesAutomaticallyKeepsItsOwnChangesOnTop() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aChildThatMergesAutomaticallyKeepsItsOwnChangesOnTop(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let id = try #require(try seed(stack, [("spot", 1)]).first)
         let follower = stack.main.newChildContext(name: "follower")
         follower.automaticallyMergesChangesFromParent = true

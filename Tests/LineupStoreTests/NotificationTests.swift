@@ -3,8 +3,8 @@ import LineupStore
 import Testing
 
 @Suite struct NotificationTests {
-    @Test func didSaveCarriesTheIDsAndMergesIntoAnotherContext() async throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func didSaveCarriesTheIDsAndMergesIntoAnotherContext(_ store: StoreKind) async throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         let (kept, doomed) = try seed.performAndWait {
             let kept = seed.insertEntry("kept", rating: 1)
@@ -38,8 +38,8 @@ import Testing
         #expect(deleted == true)
     }
 
-    @Test func observationEndsWhenReleased() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func observationEndsWhenReleased(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "job")
         let counter = Counter()
         var observation: SaveObservation? = context.observeDidSave { _ in counter.increment() }

@@ -3,8 +3,8 @@ import LineupStore
 import Testing
 
 @Suite struct ObjectIDTests {
-    @Test func permanentAtInsertAndUniqueAcrossContexts() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func permanentAtInsertAndUniqueAcrossContexts(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let first = stack.container.newTaskContext(name: "a")
         let second = stack.container.newTaskContext(name: "b")
         let ids = first.performAndWait { (0..<3).map { _ in first.insertEntry("x").objectID } }
@@ -14,8 +14,8 @@ import Testing
         #expect(ids.allSatisfy { $0.storeIdentifier == stack.container.storeIdentifier })
     }
 
-    @Test func uriRoundTripAndCodable() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func uriRoundTripAndCodable(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let id = stack.main.performAndWait { stack.main.insertEntry("x").objectID }
         let uri = id.uriRepresentation
         #expect(uri.absoluteString == "x-lineup://\(stack.container.storeIdentifier.uuidString)/Entry/p\(id.primaryKey)")
@@ -26,8 +26,8 @@ import Testing
         #expect(decoded == id)
     }
 
-    @Test func sameIDInAnotherContextFindsTheObjectBeforeAnyDiskSave() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func sameIDInAnotherContextFindsTheObjectBeforeAnyDiskSave(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let child = stack.container.newTaskContext(name: "child")
         let id = try child.performAndWait {
             let entry = child.insertEntry("Steamer Lane", rating: 4)

@@ -18,8 +18,8 @@ import Testing
     /// Far longer than any of these steps takes when nothing blocks it.
     static let patience: DispatchTimeInterval = .seconds(10)
 
-    @Test func aSaveWithAUniqueKeyAndAFlushFinishWhileMoreEnumerationsThanReadersAreOpen() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aSaveWithAUniqueKeyAndAFlushFinishWhileMoreEnumerationsThanReadersAreOpen(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let container = stack.container
         let existing = try Self.seed(stack, entries: 3)
         // The importer loads its object before the readers are taken: its update then needs no
@@ -66,8 +66,8 @@ import Testing
         #expect(enumerations.completed == Self.pooledReaders + 1, "every enumeration ran to its end")
     }
 
-    @Test func theMainContextEnumeratesWhileTasksHoldEveryReader() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func theMainContextEnumeratesWhileTasksHoldEveryReader(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         try Self.seed(stack, entries: 3)
         let enumerations = HeldEnumerations(stack.container, count: Self.pooledReaders)
         defer { enumerations.finish() }
@@ -95,12 +95,12 @@ import Testing
         #expect(seen.withLock { $0.counts } == [3, 3])
     }
 
-    @Test func aPoolSizedForTheTasksLetsEachHoldAReaderAtOnce() throws {
+    @Test(arguments: StoreKind.allCases) func aPoolSizedForTheTasksLetsEachHoldAReaderAtOnce(_ store: StoreKind) throws {
         let tasks = 8
         let readers = PersistentContainer.readerCount(forConcurrentTasks: tasks)
         #expect(readers == tasks + 1)
         #expect(PersistentContainer.readerCount(forConcurrentTasks: 2) == SQLiteStore.defaultReaderCount)
-        let stack = try TemporaryStack(maximumReaderCount: readers)
+        let stack = try TemporaryStack(store, maximumReaderCount: readers)
         try Self.seed(stack, entries: 3)
         let enumerations = HeldEnumerations(stack.container, count: readers)
         defer { enumerations.finish() }

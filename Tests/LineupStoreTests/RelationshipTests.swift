@@ -60,8 +60,8 @@ final class SessionWithoutInverse: ManagedObject {
 @Suite struct RelationshipTests {
     private func names(_ sessions: [Session]) -> [Int] { sessions.map { $0.rating ?? -1 } }
 
-    @Test func settingEitherSideSetsTheOtherInEveryContext() throws {
-        let stack = try TemporaryStack(model: relationshipModel)
+    @Test(arguments: StoreKind.allCases) func settingEitherSideSetsTheOtherInEveryContext(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store, model: relationshipModel)
         let job = stack.container.newTaskContext(name: "job")
         let spotID = try job.performAndWait {
             let spot = Spot(context: job)
@@ -93,8 +93,8 @@ final class SessionWithoutInverse: ManagedObject {
         #expect(onDisk == [2, 3])
     }
 
-    @Test func rollbackAndMergesKeepBothSidesTogether() throws {
-        let stack = try TemporaryStack(model: relationshipModel)
+    @Test(arguments: StoreKind.allCases) func rollbackAndMergesKeepBothSidesTogether(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store, model: relationshipModel)
         let seed = stack.container.newTaskContext(name: "seed")
         let (spotID, sessionID) = try seed.performAndWait {
             let spot = Spot(context: seed)
@@ -131,8 +131,8 @@ final class SessionWithoutInverse: ManagedObject {
         }
     }
 
-    @Test func anyAndCountPredicatesGiveTheSameAnswersOverSavedAndUnsavedRows() throws {
-        let stack = try TemporaryStack(model: relationshipModel)
+    @Test(arguments: StoreKind.allCases) func anyAndCountPredicatesGiveTheSameAnswersOverSavedAndUnsavedRows(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store, model: relationshipModel)
         let seed = stack.container.newTaskContext(name: "seed")
         try seed.performAndWait {
             for (name, ratings) in [("A", [5, 1]), ("B", [2]), ("C", [])] {
@@ -214,8 +214,8 @@ final class SessionWithoutInverse: ManagedObject {
         }
     }
 
-    @Test func nullifyClearsTheInverseOfWhatTheDeletedObjectReached() throws {
-        let stack = try TemporaryStack(model: relationshipModel)
+    @Test(arguments: StoreKind.allCases) func nullifyClearsTheInverseOfWhatTheDeletedObjectReached(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store, model: relationshipModel)
         let context = stack.container.newTaskContext(name: "job")
         let sessionIDs = try context.performAndWait {
             let spot = Spot(context: context)
@@ -237,8 +237,8 @@ final class SessionWithoutInverse: ManagedObject {
         #expect(try stack.rowsOnDisk("Session") == 2)
     }
 
-    @Test func cascadeDeletesWhatTheDeletedObjectReachedTwoLevelsDown() throws {
-        let stack = try TemporaryStack(model: relationshipModel)
+    @Test(arguments: StoreKind.allCases) func cascadeDeletesWhatTheDeletedObjectReachedTwoLevelsDown(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store, model: relationshipModel)
         let context = stack.container.newTaskContext(name: "job")
         try context.performAndWait {
             let buoy = Buoy(context: context)
@@ -263,8 +263,8 @@ final class SessionWithoutInverse: ManagedObject {
         #expect(try stack.rowsOnDisk("ReadingNote") == 0)
     }
 
-    @Test func denyFailsTheSaveNamingTheObjectsAndChangesNothing() throws {
-        let stack = try TemporaryStack(model: relationshipModel)
+    @Test(arguments: StoreKind.allCases) func denyFailsTheSaveNamingTheObjectsAndChangesNothing(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store, model: relationshipModel)
         let context = stack.container.newTaskContext(name: "job")
         try context.performAndWait {
             let region = Region(context: context)
@@ -293,8 +293,8 @@ final class SessionWithoutInverse: ManagedObject {
         #expect(try stack.rowsOnDisk("Beach") == 0)
     }
 
-    @Test func noActionLeavesTheKeyDangling() throws {
-        let stack = try TemporaryStack(model: relationshipModel)
+    @Test(arguments: StoreKind.allCases) func noActionLeavesTheKeyDangling(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store, model: relationshipModel)
         let context = stack.container.newTaskContext(name: "job")
         try context.performAndWait {
             let region = Region(context: context)
@@ -308,11 +308,10 @@ final class SessionWithoutInverse: ManagedObject {
         }
     }
 
-    @Test func aStoreWrittenBeforeTheRelationshipsExistedOpensWithThem() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relationships-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("store.sqlite")
+    @Test(arguments: StoreKind.allCases) func aStoreWrittenBeforeTheRelationshipsExistedOpensWithThem(_ store: StoreKind) throws {
+        let place = try TemporaryStoreURL(store)
+        defer { extendLifetime(place) }
+        let url = place.url
         let before = try PersistentContainer(
             url: url, model: ManagedObjectModel(SpotWithoutSessions.self, SessionWithoutInverse.self), logger: .init(label: "test"))
         let context = before.newTaskContext(name: "old")

@@ -4,8 +4,8 @@ import Logging
 import Testing
 
 @Suite struct SaveTests {
-    @Test func saveGoesExactlyOneLevelUp() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func saveGoesExactlyOneLevelUp(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let child = stack.container.newTaskContext(name: "child")
         let id = try child.performAndWait {
             let entry = child.insertEntry("One level", rating: 3)
@@ -24,8 +24,8 @@ import Testing
         #expect(reread == "One level")
     }
 
-    @Test func aSaveWithNoChangesDoesNoWork() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aSaveWithNoChangesDoesNoWork(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let events = Counter()
         let observation = stack.main.observeDidSave { _ in events.increment() }
         try stack.main.performAndWait { try stack.main.save() }
@@ -33,8 +33,8 @@ import Testing
         _ = observation
     }
 
-    @Test func parentDoesNotSeeUnsavedChildChangesAndChildDoesNotSeeLaterParentChanges() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func parentDoesNotSeeUnsavedChildChangesAndChildDoesNotSeeLaterParentChanges(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         let id = try seed.performAndWait {
             let entry = seed.insertEntry("before", rating: 1)
@@ -53,8 +53,8 @@ import Testing
         #expect(reader.performAndWait { entry.location } == "before", "no automatic merge unless asked")
     }
 
-    @Test func automaticallyMergesChangesFromParent() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func automaticallyMergesChangesFromParent(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         let id = try seed.performAndWait {
             let entry = seed.insertEntry("before")
@@ -74,8 +74,8 @@ import Testing
         #expect(location == "after")
     }
 
-    @Test func validationFailureRefusesTheSave() throws {
-        let stack = try TemporaryStack(model: validatedModel)
+    @Test(arguments: StoreKind.allCases) func validationFailureRefusesTheSave(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store, model: validatedModel)
         let context = stack.container.newTaskContext(name: "job")
         context.performAndWait {
             let entry = ValidatedEntry(context: context)

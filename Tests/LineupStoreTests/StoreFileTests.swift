@@ -39,8 +39,14 @@ final class Tag: ManagedObject {
         try PersistentContainer(url: directory.appendingPathComponent(name), model: ManagedObjectModel(types: types), logger: logger)
     }
 
-    @Test func addingAnEntityAndAnOptionalAttributeMigratesInPlace() throws {
-        let v1 = try open("store.sqlite", EntryV1.self)
+    private func open(_ place: TemporaryStoreURL, _ types: ManagedObject.Type...) throws -> PersistentContainer {
+        try PersistentContainer(url: place.url, model: ManagedObjectModel(types: types), logger: logger)
+    }
+
+    @Test(arguments: StoreKind.allCases) func addingAnEntityAndAnOptionalAttributeMigratesInPlace(_ store: StoreKind) throws {
+        let place = try TemporaryStoreURL(store)
+        defer { extendLifetime(place) }
+        let v1 = try open(place, EntryV1.self)
         let context = v1.newTaskContext(name: "v1")
         try context.performAndWait {
             EntryV1(context: context).location = "kept"
@@ -49,7 +55,7 @@ final class Tag: ManagedObject {
         try v1.flush()
         try v1.close()
 
-        let v2 = try open("store.sqlite", EntryV2.self, Tag.self)
+        let v2 = try open(place, EntryV2.self, Tag.self)
         let reader = v2.newTaskContext(name: "v2")
         try reader.performAndWait {
             let entries = try reader.fetch(FetchRequest<EntryV2>())
@@ -64,17 +70,21 @@ final class Tag: ManagedObject {
         try v2.close()
     }
 
-    @Test func aNewerStoreIsRefused() throws {
-        let v2 = try open("store.sqlite", EntryV2.self)
+    @Test(arguments: StoreKind.allCases) func aNewerStoreIsRefused(_ store: StoreKind) throws {
+        let place = try TemporaryStoreURL(store)
+        defer { extendLifetime(place) }
+        let v2 = try open(place, EntryV2.self)
         try v2.close()
-        let error = #expect(throws: StoreError.self) { try open("store.sqlite", EntryV1.self) }
+        let error = #expect(throws: StoreError.self) { try open(place, EntryV1.self) }
         #expect(error?.code == .storeNewerThanModel)
         #expect(error?.message.contains("notes") == true)
     }
 
-    @Test func aNewRequiredAttributeCannotBeMigrated() throws {
-        try open("store.sqlite", EntryV1.self).close()
-        let error = #expect(throws: StoreError.self) { try open("store.sqlite", EntryV2Required.self) }
+    @Test(arguments: StoreKind.allCases) func aNewRequiredAttributeCannotBeMigrated(_ store: StoreKind) throws {
+        let place = try TemporaryStoreURL(store)
+        defer { extendLifetime(place) }
+        try open(place, EntryV1.self).close()
+        let error = #expect(throws: StoreError.self) { try open(place, EntryV2Required.self) }
         #expect(error?.code == .migrationUnsupported)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LineupStore
+import LineupTestSupport
 import Logging
 import Testing
 
@@ -28,21 +29,70 @@ final class Reading: ManagedObject {
 
 let testModel = ManagedObjectModel(Entry.self, Station.self, Reading.self)
 
-/// A store in a fresh temporary directory, removed at the end of the test.
-final class TemporaryStack {
-    let directory: URL
-    let url: URL
-    let container: PersistentContainer
+/// The stores a stack can be built on. The stack's tests take each (`arguments: StoreKind.allCases`):
+/// the contexts' semantics must not depend on the store.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
 
-    init(model: ManagedObjectModel = testModel, maximumReaderCount: Int = SQLiteStore.defaultReaderCount) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lineup-store-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        url = directory.appendingPathComponent("store.sqlite")
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
-        container = try PersistentContainer(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+    /// SQLite always; PostgreSQL where its server can be started here, and always in CI
+    /// (`LINEUP_REQUIRE_POSTGRES=1`), where a missing server fails the PostgreSQL cases.
+    static var allCases: [StoreKind] {
+        PostgresTestServer.isAvailable || PostgresTestServer.isRequired ? [.sqlite, .postgres] : [.sqlite]
     }
 
+    var testDescription: String { rawValue }
+}
+
+/// A place for a store, removed at the end of the test: a file in a new temporary directory, or
+/// a new database on the tests' own PostgreSQL server (see `PostgresTestServer`). A test that
+/// reopens a store with another model opens `url` itself.
+final class TemporaryStoreURL {
+    let kind: StoreKind
+    let directory: URL
+    /// The SQLite file, or the PostgreSQL database.
+    let url: URL
+    private let database: (server: PostgresTestServer, name: String)?
+
+    init(_ kind: StoreKind) throws {
+        self.kind = kind
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lineup-store-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        switch kind {
+        case .sqlite:
+            url = directory.appendingPathComponent("store.sqlite")
+            database = nil
+        case .postgres:
+            let server = try PostgresTestServer.shared()
+            let name = try server.createDatabase()
+            url = URL(string: server.url(database: name))!
+            database = (server, name)
+        }
+    }
+
+    /// How the store names itself in messages: the file's path, or the database's URL.
+    var location: String { kind == .sqlite ? url.path : url.absoluteString }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+        if let database { try? database.server.dropDatabase(database.name) }
+    }
+}
+
+/// A stack on a fresh store (see `TemporaryStoreURL`), removed at the end of the test.
+final class TemporaryStack {
+    let place: TemporaryStoreURL
+    let container: PersistentContainer
+
+    init(_ kind: StoreKind = .sqlite, model: ManagedObjectModel = testModel, maximumReaderCount: Int = SQLiteStore.defaultReaderCount) throws {
+        place = try TemporaryStoreURL(kind)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        container = try PersistentContainer(url: place.url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+    }
+
+    var directory: URL { place.directory }
+    var url: URL { place.url }
     var main: ManagedObjectContext { container.mainContext }
 
     /// Rows of an entity on disk, read with a second, independent store connection.
@@ -51,8 +101,8 @@ final class TemporaryStack {
     }
 
     deinit {
+        // Closed before the place goes: PostgreSQL drops no database that a connection holds.
         try? container.close()
-        try? FileManager.default.removeItem(at: directory)
     }
 }
 

@@ -22,7 +22,7 @@ import Testing
         return keys
     }
 
-    @Test func aSegmentFindsTheRowsHoldingAKeyAndNotDeletesNullsOrRemovedRows() {
+    @Test(arguments: StoreKind.allCases) func aSegmentFindsTheRowsHoldingAKeyAndNotDeletesNullsOrRemovedRows(_ store: StoreKind) {
         var builder = ChangeSegment.Builder()
         let rows = [
             stationRow(1, .insert, "41012"), stationRow(2, .update, "42002"), stationRow(3, .delete, "46042"),
@@ -39,8 +39,8 @@ import Testing
         #expect(holders(of: .text("46026"), in: segment) == [], "a removed row is not found by its stale entry")
     }
 
-    @Test func integersAndRealsThatSQLCallsEqualAreOneKey() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func integersAndRealsThatSQLCallsEqualAreOneKey(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let time = Date(timeIntervalSince1970: 1_645_960_800)  // a whole second: the same as an integer
         let context = stack.container.newTaskContext(name: "readings")
         try context.performAndWait {
@@ -58,8 +58,8 @@ import Testing
 
     /// A fetch that pins a whole uniqueness key looks its rows up level by level; the nearest
     /// change of a row decides whether it still holds the key.
-    @Test func aFetchByNaturalKeySeesTheNearestChangeOfEveryRow() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aFetchByNaturalKeySeesTheNearestChangeOfEveryRow(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let t1 = Date(timeIntervalSince1970: 1_645_960_800)
         let t2 = t1.addingTimeInterval(600)
         func readings(at times: [Date]) throws -> [Date?] {
@@ -114,8 +114,8 @@ import Testing
 
     /// The main context's own rows were never checked on their way in: the writer compares them
     /// with the jobs' rows that travel with them.
-    @Test func aRowMadeInTheMainContextThatDuplicatesAJobsRowFailsTheFlush() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aRowMadeInTheMainContextThatDuplicatesAJobsRowFailsTheFlush(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let job = stack.container.newTaskContext(name: "job")
         let jobStationID = try job.performAndWait {
             let station = Station(context: job)
@@ -143,8 +143,8 @@ import Testing
 
     /// The writer leaves the comparison with the disk to SQLite's unique index, and still names
     /// the rows when the index refuses one.
-    @Test func aDuplicateOfARowOnDiskThatReachesTheWriterIsReportedWithItsRows() throws {
-        let stack = try TemporaryStack()
+    @Test(arguments: StoreKind.allCases) func aDuplicateOfARowOnDiskThatReachesTheWriterIsReportedWithItsRows(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
         let job = stack.container.newTaskContext(name: "job")
         let onDisk = try job.performAndWait {
             let station = Station(context: job)
@@ -168,7 +168,7 @@ import Testing
             Issue.record("expected a uniqueness conflict, got \(conflict.reason)")
         }
         #expect(try stack.rowsOnDisk("Station") == 1)
-        #expect(try stack.container.sqliteStore.integrityCheck() == "ok")
+        if store == .sqlite { #expect(try stack.container.sqliteStore.integrityCheck() == "ok") }
     }
 
     // MARK: - A constraint added to an existing store
@@ -179,11 +179,11 @@ import Testing
     }
 
     /// A store with one `Entry` per location, written without a uniqueness constraint.
-    private func storeWithoutTheConstraint(_ locations: [String?]) throws -> (url: URL, keys: [Int64]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lineup-unique-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent("store.sqlite")
-        let container = try open(url, EntryV1.self)
+    private func storeWithoutTheConstraint(
+        _ store: StoreKind, _ locations: [String?]
+    ) throws -> (place: TemporaryStoreURL, keys: [Int64]) {
+        let place = try TemporaryStoreURL(store)
+        let container = try open(place.url, EntryV1.self)
         let context = container.newTaskContext(name: "before")
         let keys = try context.performAndWait {
             let entries = locations.map { location in
@@ -196,16 +196,17 @@ import Testing
         }
         try container.flush()
         try container.close()
-        return (url, keys)
+        return (place, keys)
     }
 
-    @Test func aConstraintThatExistingRowsBreakIsRefusedNamingTheStoreAndTheRows() throws {
-        let (url, keys) = try storeWithoutTheConstraint(["Malibu", "Rincon", "Malibu", nil, nil, "Rincon", "Malibu"])
-        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    @Test(arguments: StoreKind.allCases) func aConstraintThatExistingRowsBreakIsRefusedNamingTheStoreAndTheRows(_ store: StoreKind) throws {
+        let (place, keys) = try storeWithoutTheConstraint(store, ["Malibu", "Rincon", "Malibu", nil, nil, "Rincon", "Malibu"])
+        defer { extendLifetime(place) }
+        let url = place.url
         let error = #expect(throws: StoreError.self) { try open(url, EntryUniqueLocation.self) }
         #expect(error?.code == .migrationUnsupported)
         let message = error?.message ?? ""
-        #expect(message.contains(url.path))
+        #expect(message.contains(place.location))
         #expect(message.contains("Entry(location)"))
         #expect(message.contains("2 key(s)"), "two locations are duplicated; the NULLs hold no key: \(message)")
         #expect(message.contains("pk \(keys[0]), \(keys[2]), \(keys[6]); pk \(keys[1]), \(keys[5])"), "\(message)")
@@ -215,10 +216,10 @@ import Testing
         try before.close()
     }
 
-    @Test func aConstraintThatExistingRowsKeepIsAddedInPlaceAndHoldsFromThenOn() throws {
-        let (url, _) = try storeWithoutTheConstraint(["Malibu", "Rincon", nil, nil])
-        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let container = try open(url, EntryUniqueLocation.self)
+    @Test(arguments: StoreKind.allCases) func aConstraintThatExistingRowsKeepIsAddedInPlaceAndHoldsFromThenOn(_ store: StoreKind) throws {
+        let (place, _) = try storeWithoutTheConstraint(store, ["Malibu", "Rincon", nil, nil])
+        defer { extendLifetime(place) }
+        let container = try open(place.url, EntryUniqueLocation.self)
         defer { try? container.close() }
         #expect(try container.rowCount(of: "Entry") == 4)
         let context = container.newTaskContext(name: "after")
