@@ -128,6 +128,10 @@ let package = Package(
                 "CLibXML2",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                // The raw PostgreSQL baseline.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The README's and the docs' example of a daemon of your own, built (and run by a test)

@@ -51,6 +51,8 @@ enum BenchCommand {
         switch name {
         case .stack:
             return try StackBenchmark(options: options).run()
+        case .postgres:
+            return try PostgresStackBenchmark(options: options).run()
         case .spool:
             return try SpoolBenchmark(options: options).run()
         case .import:

@@ -5,10 +5,13 @@ struct BenchOptions {
     static let usage = """
         usage: lineup-bench NAME [options]
 
-        NAME: stack | spool | import | export | statistics | all
+        NAME: stack | postgres | spool | import | export | statistics | all
+
+        postgres is the stack benchmark on PostgreSQL, against a server it starts itself
+        (Debian's postgresql must be installed).
 
         options:
-          --rows N        rows to insert (stack), or JournalEntry rows of the store (export,
+          --rows N        rows to insert (stack, postgres), or JournalEntry rows of the store (export,
                           statistics); default 1000000
           --chunk N       objects per task context (stack; default 10000)
           --flush MODE    background (default): a flush loop of its own, woken after every chunk
@@ -143,6 +146,7 @@ enum SpoolDurabilityChoice: String {
 /// The benchmarks of DESIGN §7.
 enum BenchmarkName: String, CaseIterable {
     case stack
+    case postgres
     case spool
     case `import`
     case export

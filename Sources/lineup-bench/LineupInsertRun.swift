@@ -31,12 +31,12 @@ struct LineupInsertRun {
     let rows: Int
     let chunkSize: Int
     let flushMode: FlushMode
-    let directory: URL
+    /// An SQLite file, or a PostgreSQL database (`postgres://…`).
+    let storeURL: URL
 
     func run() throws -> LineupInsertResult {
         var logger = Logger(label: "lineup-bench")
         logger.logLevel = .warning
-        let storeURL = directory.appendingPathComponent("lineup.sqlite")
         let residentAtStart = ProcessMemory.residentBytes()
         let container = try PersistentContainer(url: storeURL, model: ManagedObjectModel(BenchEntry.self), logger: logger)
         let scheduler = FlushScheduler(container: container, mode: flushMode)
@@ -76,7 +76,7 @@ struct LineupInsertRun {
             flushes = try scheduler.finish()
         } catch {
             _ = heartbeat.stop()
-            throw BenchError(.lineup, "Lineup import into \(storeURL.path) failed: \(error)")
+            throw BenchError(.lineup, "Lineup import into \(container.storeLocation) failed: \(error)")
         }
         let elapsed = MonotonicClock.now() - started
         let cpuTime = ProcessCPU.usedNanoseconds() - cpuAtStart
@@ -85,7 +85,7 @@ struct LineupInsertRun {
 
         let stored = try container.rowCount(of: BenchEntry.entityName)
         guard stored == rows else {
-            throw BenchError(.verification, "\(storeURL.path) holds \(stored) BenchEntry rows after the import, expected \(rows)")
+            throw BenchError(.verification, "\(container.storeLocation) holds \(stored) BenchEntry rows after the import, expected \(rows)")
         }
         try container.close()
 

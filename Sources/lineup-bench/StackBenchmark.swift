@@ -22,7 +22,8 @@ struct StackBenchmark {
         }
         progress("stack: Lineup, \(Format.grouped(options.rows)) rows in chunks of \(Format.grouped(options.chunk)) (\(options.flushMode.rawValue) flushes) …")
         let lineup = try LineupInsertRun(
-            rows: options.rows, chunkSize: options.chunk, flushMode: options.flushMode, directory: directory
+            rows: options.rows, chunkSize: options.chunk, flushMode: options.flushMode,
+            storeURL: directory.appendingPathComponent("lineup.sqlite")
         ).run()
         progress("stack: raw SQLite baseline, \(Format.grouped(options.rows)) rows …")
         let peakWasReset = ProcessMemory.resetPeak()
