@@ -218,35 +218,28 @@ public final class SQLiteStore: PersistentStore {
         return OpenedMetadata(identifier: identifier, nextPrimaryKey: nextKey, nextStamp: nextStamp)
     }
 
-    /// Adds what the model added (entities, optional properties); refuses everything else.
+    /// Adds what the model added (entities, optional properties, constraints); refuses
+    /// everything else.
     private static func migrate(
         _ db: Database, from stored: [EntitySchema], to model: ManagedObjectModel, path: String
     ) throws -> Bool {
         // Checked before the pool opened too (`checkBeforeOpening`); again here, inside the
         // transaction, where the schema read is the one the migration writes over.
         try StoreMetadata.checkCompatibility(of: stored, with: model, location: path)
-        var migrated = false
-        let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
-        for entity in model.entities {
-            guard let old = storedByName[entity.name] else {
-                try createTable(db, entity.schema)
-                migrated = true
-                continue
-            }
-            for property in entity.properties where !old.properties.contains(where: { $0.name == property.name }) {
-                try db.execute(
-                    sql: "ALTER TABLE \(quoted(entity.name)) ADD COLUMN \(quoted(property.name)) \(property.type.sqlType)")
-                migrated = true
-            }
-            if old.uniquenessConstraints != entity.uniquenessConstraints || old.indexes != entity.indexes {
-                for constraint in entity.uniquenessConstraints where !old.uniquenessConstraints.contains(constraint) {
-                    try checkNoDuplicates(db, of: constraint, in: entity.name, path: path)
-                }
-                try createIndexes(db, entity.schema)
-                migrated = true
+        let steps = StoreMetadata.migrationSteps(from: stored, to: model)
+        for step in steps {
+            switch step {
+            case let .createTable(entity):
+                try createTable(db, entity)
+            case let .addColumn(entity, property):
+                try db.execute(sql: "ALTER TABLE \(quoted(entity)) ADD COLUMN \(quoted(property.name)) \(property.type.sqlType)")
+            case let .checkNoDuplicates(entity, constraint):
+                try checkNoDuplicates(db, of: constraint, in: entity, path: path)
+            case let .createIndexes(entity):
+                try createIndexes(db, entity)
             }
         }
-        return migrated
+        return !steps.isEmpty
     }
 
     /// Refuses a new uniqueness constraint that existing rows break, naming them. Left to itself,

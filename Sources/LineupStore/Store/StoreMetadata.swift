@@ -80,4 +80,38 @@ enum StoreMetadata {
                 + "\(total) key(s) are held by more than one row (\(listed)). The store was left as it was: "
                 + "remove or merge those rows with the previous version, then open it again")
     }
+
+    /// One change that opening a store with a newer model makes to its schema.
+    enum MigrationStep {
+        case createTable(EntitySchema)
+        case addColumn(entity: String, PropertyDescription)
+        /// Refuse, naming the rows, when existing rows break the new constraint.
+        case checkNoDuplicates(entity: String, constraint: [String])
+        /// Create the entity's missing indexes (uniqueness constraints and plain indexes).
+        case createIndexes(EntitySchema)
+    }
+
+    /// What opening a store written with `stored` must change for `model`, in order; empty when
+    /// nothing changed. Call ``checkCompatibility(of:with:location:)`` first: only additions are
+    /// left to make.
+    static func migrationSteps(from stored: [EntitySchema], to model: ManagedObjectModel) -> [MigrationStep] {
+        var steps: [MigrationStep] = []
+        let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
+        for entity in model.entities {
+            guard let old = storedByName[entity.name] else {
+                steps.append(.createTable(entity.schema))
+                continue
+            }
+            for property in entity.properties where !old.properties.contains(where: { $0.name == property.name }) {
+                steps.append(.addColumn(entity: entity.name, property))
+            }
+            if old.uniquenessConstraints != entity.uniquenessConstraints || old.indexes != entity.indexes {
+                for constraint in entity.uniquenessConstraints where !old.uniquenessConstraints.contains(constraint) {
+                    steps.append(.checkNoDuplicates(entity: entity.name, constraint: constraint))
+                }
+                steps.append(.createIndexes(entity.schema))
+            }
+        }
+        return steps
+    }
 }

@@ -176,28 +176,21 @@ final class PostgresStore: PersistentStore {
     private static func migrate(
         _ session: PostgresSession, from stored: [EntitySchema], to model: ManagedObjectModel, location: String
     ) throws -> Bool {
-        var migrated = false
-        let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
-        for entity in model.entities {
-            guard let old = storedByName[entity.name] else {
-                try createTable(session, entity.schema)
-                migrated = true
-                continue
-            }
-            for property in entity.properties where !old.properties.contains(where: { $0.name == property.name }) {
+        let steps = StoreMetadata.migrationSteps(from: stored, to: model)
+        for step in steps {
+            switch step {
+            case let .createTable(entity):
+                try createTable(session, entity)
+            case let .addColumn(entity, property):
                 try session.execute(
-                    "ALTER TABLE \(quoted(entity.name)) ADD COLUMN \(quoted(property.name)) \(property.type.postgresType)")
-                migrated = true
-            }
-            if old.uniquenessConstraints != entity.uniquenessConstraints || old.indexes != entity.indexes {
-                for constraint in entity.uniquenessConstraints where !old.uniquenessConstraints.contains(constraint) {
-                    try checkNoDuplicates(session, of: constraint, in: entity.name, location: location)
-                }
-                try createIndexes(session, entity.schema)
-                migrated = true
+                    "ALTER TABLE \(quoted(entity)) ADD COLUMN \(quoted(property.name)) \(property.type.postgresType)")
+            case let .checkNoDuplicates(entity, constraint):
+                try checkNoDuplicates(session, of: constraint, in: entity, location: location)
+            case let .createIndexes(entity):
+                try createIndexes(session, entity)
             }
         }
-        return migrated
+        return !steps.isEmpty
     }
 
     /// Refuses a new uniqueness constraint that existing rows break, naming them (see
