@@ -34,6 +34,42 @@ import Testing
         }
     }
 
+    /// The store sorts as the contexts sort their unsaved rows: NULL before every value, text by
+    /// its bytes (uppercase before lowercase, a decomposed é before a composed one). Saved and
+    /// unsaved copies of the same rows must come out interleaved, row by row.
+    @Test(arguments: StoreKind.allCases) func theStoreSortsAsTheContextsSort(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
+        let locations: [String?] = ["b", nil, "B", "caf\u{E9}", "cafe\u{301}", "a", nil, "\u{1F30A}"]
+        func insert(into context: ManagedObjectContext, rating: Int) {
+            for location in locations {
+                let entry = Entry(context: context)
+                entry.location = location
+                entry.rating = rating
+            }
+        }
+        let saver = stack.container.newTaskContext(name: "saved")
+        try saver.performAndWait {
+            insert(into: saver, rating: 1)
+            try saver.save()
+        }
+        try stack.container.flush()
+        let context = stack.container.newTaskContext(name: "unsaved")
+        try context.performAndWait {
+            insert(into: context, rating: 2)
+            // Bytes: Swift's String == takes the two é for one.
+            func bytes(_ entries: [Entry]) -> [[UInt8]?] { entries.map { $0.location.map { Array($0.utf8) } } }
+            let expected = [nil, nil, "B", "a", "b", "cafe\u{301}", "caf\u{E9}", "\u{1F30A}"].map { $0.map { Array($0.utf8) } }
+            for ascending in [true, false] {
+                let sort: FetchSort<Entry> = ascending ? .ascending(\.location) : .descending(\.location)
+                let order = ascending ? expected : expected.reversed()
+                let found = bytes(try context.fetch(FetchRequest<Entry>(sortedBy: [sort])))
+                #expect(found == order.flatMap { [$0, $0] }, "saved and unsaved, ascending: \(ascending)")
+                let saved = bytes(try context.fetch(FetchRequest<Entry>(sortedBy: [sort], includesPendingChanges: false)))
+                #expect(saved == order, "the store alone, ascending: \(ascending)")
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func grandchildSeesAMainContextInsertNotYetSavedToDisk(_ store: StoreKind) throws {
         let stack = try seededStack(store)
         stack.main.performAndWait {

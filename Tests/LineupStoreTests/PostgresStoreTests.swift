@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 @testable import LineupStore
 import Logging
+import Synchronization
 import Testing
 
 /// What only a shared database asks of the PostgreSQL store: several processes (here, several
@@ -73,6 +75,68 @@ struct PostgresStoreTests {
         #expect(error?.conflicts.map(\.objectID) == [id])
         let check = second.newTaskContext(name: "check")
         #expect(try check.performAndWait { (try check.existingObject(with: id) as! Entry).location } == "theirs")
+    }
+
+    /// Two stacks flush a change of the same row, based on the same version, at the same moment.
+    /// A third connection holds the row locked until both have started, so that both read it
+    /// before either writes: only the lock of the save's check (`FOR UPDATE`) makes the second
+    /// wait and then see the first one's version. Without it both would write, and one change
+    /// would be lost without a conflict.
+    @Test func twoFlushesOfOneRowAtOnceMeetAConflictAndLoseNothing() throws {
+        let place = try TemporaryStoreURL(.postgres)
+        defer { extendLifetime(place) }
+        let stacks = try (0..<2).map { _ in try open(place) }
+        defer { for stack in stacks { try? stack.close() } }
+        let id = try insertEntries(1, "original", into: stacks[0])[0]
+        for (index, stack) in stacks.enumerated() {
+            let context = stack.newTaskContext(name: "writer \(index)")
+            try context.performAndWait {
+                (try context.existingObject(with: id) as! Entry).location = "stack \(index)"
+                try context.save()
+            }
+        }
+        let (configuration, location) = try PostgresStore.configuration(from: place.url)
+        let holder = try PostgresSession.connect(configuration, location: location, logger: logger)
+        defer { holder.close() }
+        try holder.execute("BEGIN")
+        try holder.query(#"SELECT pk FROM "Entry" WHERE pk = $1 FOR UPDATE"#, [.integer(id.primaryKey)])
+
+        let outcomes = Mutex<[Int: Result<Void, StoreError>]>([:])
+        let done = DispatchGroup()
+        for (index, stack) in stacks.enumerated() {
+            done.enter()
+            Thread.detachNewThread {
+                let outcome: Result<Void, StoreError>
+                do {
+                    try stack.flush()
+                    outcome = .success(())
+                } catch {
+                    outcome = .failure(error as! StoreError)
+                }
+                outcomes.withLock { $0[index] = outcome }
+                done.leave()
+            }
+        }
+        // Both flushes are under way once both wait for the row's lock.
+        let waiting = #"SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype IN ('transactionid', 'tuple')"#
+        let deadline = Date().addingTimeInterval(10)
+        while try holder.query(waiting).first?.storeValues() != [.integer(2)], Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        try holder.execute("COMMIT")
+        done.wait()
+
+        let results = outcomes.withLock { $0 }
+        let succeeded = results.filter { if case .success = $0.value { return true } else { return false } }.map(\.key)
+        #expect(succeeded.count == 1, "one flush wins: \(results)")
+        let failures = results.values.compactMap { if case let .failure(error) = $0 { return error } else { return nil } }
+        #expect(failures.map(\.code) == [.mergeConflict])
+        // Read by a stack of its own: the loser's writer still holds its change for a next flush.
+        let reader = try open(place)
+        defer { try? reader.close() }
+        let check = reader.newTaskContext(name: "check")
+        let stored = try check.performAndWait { (try check.existingObject(with: id) as! Entry).location }
+        #expect(stored == succeeded.first.map { "stack \($0)" }, "the winner's change is the one stored")
     }
 
     @Test func aKeyThatAnotherStackHoldsIsRefusedNamingTheRows() throws {
