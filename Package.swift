@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "BuoyXML", dependencies: ["CLibXML2"]),
         // What the tests and the benchmark share: seeded randomness, fixture writers and
         // fixture files. No library depends on it: the libraries ship no test fixtures.
-        .target(name: "LineupTestSupport", dependencies: ["BuoyXML"]),
+        .target(name: "LineupTestSupport", dependencies: ["BuoyXML", "LineupLocking"]),
         // The surf journal domain: model, built-in tasks, CSV, statistics.
         .target(
             name: "SurfJournal",
@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "LineupStoreTests",
             dependencies: [
-                "LineupStore", "LineupTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "LineupStore", "LineupLocking", "LineupTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Fuzz/ holds the fuzzers' inputs, seeds for scripts/fuzz.sh (see FUZZING.md).

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import LineupLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -27,8 +27,8 @@ public final class PostgresTestServer: Sendable {
     public let directory: URL
 
     private let binDirectory: URL
-    private let databaseCounter = Mutex(0)
-    private let isStopped = Mutex(false)
+    private let databaseCounter = Locked(0)
+    private let isStopped = Locked(false)
 
     private init(host: String, port: Int, username: String, directory: URL, binDirectory: URL) {
         self.host = host
@@ -43,11 +43,11 @@ public final class PostgresTestServer: Sendable {
     /// Starting takes seconds, so the tests share one server and keep apart by database
     /// (``createDatabase()``). A failure is kept, so that every later caller gets the same
     /// error at once instead of waiting for a start that fails again.
-    private static let sharedStart = Mutex<Result<PostgresTestServer, PostgresTestServerError>?>(nil)
+    private static let sharedStart = Locked<Result<PostgresTestServer, PostgresTestServerError>?>(nil)
 
     /// Apart from ``sharedStart``, whose lock is held for as long as a start takes: an `exit` in
     /// the middle of a start must not wait for it.
-    private static let serverToStopAtExit = Mutex<PostgresTestServer?>(nil)
+    private static let serverToStopAtExit = Locked<PostgresTestServer?>(nil)
 
     /// The server of this test process, started by the first call. Callers block while it starts.
     ///

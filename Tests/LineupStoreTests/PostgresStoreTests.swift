@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 @testable import LineupStore
+import LineupLocking
 import Logging
-import Synchronization
 import Testing
 
 /// What only a shared database asks of the PostgreSQL store: several processes (here, several
@@ -101,7 +101,7 @@ struct PostgresStoreTests {
         try holder.execute("BEGIN")
         try holder.query(#"SELECT pk FROM "Entry" WHERE pk = $1 FOR UPDATE"#, [.integer(id.primaryKey)])
 
-        let outcomes = Mutex<[Int: Result<Void, StoreError>]>([:])
+        let outcomes = Locked<[Int: Result<Void, StoreError>]>([:])
         let done = DispatchGroup()
         for (index, stack) in stacks.enumerated() {
             done.enter()

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import LineupLocking
 import PostgresNIO
-import Synchronization
 
 /// One connection to PostgreSQL, used synchronously: the contexts run on their own queues and
 /// wait for the store, as they wait for SQLite. Each call blocks its thread on the connection's
@@ -108,7 +108,7 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// The last connection's id, for postgres-nio's log lines.
-    private static let lastConnectionID = Mutex(0)
+    private static let lastConnectionID = Locked(0)
 }
 
 extension PostgresBindings {

@@ -1,12 +1,12 @@
 import Foundation
+import LineupLocking
 import Logging
-import Synchronization
 
 /// Values handed out one at a time from blocks that a PostgreSQL sequence allocates: every
 /// process that writes the database takes blocks of its own, so no two hand out the same value,
 /// and only one value in `blockSize` costs a round trip.
 final class SequenceBlocks: Sendable {
-    private let block = Mutex<Range<Int64>>(0..<0)
+    private let block = Locked<Range<Int64>>(0..<0)
     private let take: @Sendable () throws -> Range<Int64>
     private let logger: Logger
 
