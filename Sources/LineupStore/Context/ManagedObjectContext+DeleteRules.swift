@@ -77,7 +77,7 @@ extension ManagedObjectContext {
         case .toOne:
             let value = object.values.isEmpty ? .null : object.values[object.entity.propertyIndex(relationship.name)]
             guard case let .integer(key) = value else { return [] }
-            let id = ObjectID(storeIdentifier: store.identifier, entityName: destination.name, primaryKey: key)
+            let id = ObjectID(storeIdentifier: storeIdentifier, entityName: destination.name, primaryKey: key)
             guard let reached = try? existingObject(with: id) else { return [] }
             return [reached]
         }

@@ -156,7 +156,7 @@ extension ManagedObjectContext {
             reservedKeys = store.reservePrimaryKeys()
         }
         let primaryKey = reservedKeys.removeFirst()
-        let id = ObjectID(storeIdentifier: store.identifier, entityName: entity.name, primaryKey: primaryKey)
+        let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, primaryKey: primaryKey)
         return ObjectInitialization(
             objectID: id, entity: entity, context: self, values: entity.defaultValues,
             stamp: store.nextStamp(), state: .inserted, isPrototype: false)

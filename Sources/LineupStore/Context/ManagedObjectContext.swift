@@ -117,12 +117,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
         switch parent {
         case let .store(store):
             self.store = store
+            self.storeIdentifier = store.identifier
             self.writeGate = WriteGate()
             self.ancestors = []
             self.storeReader = .writer
             self.settings = Locked(Settings())
         case let .context(parentContext):
             self.store = parentContext.store
+            self.storeIdentifier = parentContext.storeIdentifier
             self.writeGate = parentContext.writeGate
             self.ancestors = [parentContext] + parentContext.ancestors
             self.storeReader = parentContext.ancestors.isEmpty ? .reserved : .pooled
@@ -151,8 +153,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public var model: ManagedObjectModel { store.model }
 
     /// The identifier of the store at the root of this context's chain (the first part of its
-    /// objects' IDs).
-    public var storeIdentifier: UUID { store.identifier }
+    /// objects' IDs). Kept here: every insert asks for it.
+    public let storeIdentifier: UUID
 
     // MARK: Settings
 
