@@ -19,9 +19,13 @@ final class SequenceBlocks: Sendable {
     /// when the server cannot give a new block, it waits and asks again, saying so in the log.
     /// The save that follows would fail anyway until the server is back.
     func next() -> Int64 {
-        block.withLock { block in
-            if block.isEmpty { block = nextBlock() }
-            return block.removeFirst()
+        while true {
+            if let value = block.withLock({ $0.popFirst() }) { return value }
+            // Taken outside the lock, which is never held while waiting. Two threads that find
+            // the block empty at once both take one; the one that comes second is dropped, and
+            // its values are simply never used.
+            let fresh = nextBlock()
+            block.withLock { if $0.isEmpty { $0 = fresh } }
         }
     }
 
