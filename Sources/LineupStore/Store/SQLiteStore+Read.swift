@@ -20,31 +20,9 @@ extension SQLiteStore {
     ) throws {
         let entity = query.entity
         let propertyCount = entity.properties.count
-        let selected: [Int]
-        switch query.columns {
-        case .all: selected = Array(0..<propertyCount)
-        case .sortKeys: selected = query.sorts.map(\.0)
-        }
-        var sql = "SELECT pk, _version"
-        for index in selected { sql += ", " + quoted(entity.properties[index].name) }
-        sql += " FROM \(quoted(entity.name)) WHERE \(condition)"
-        sql += " ORDER BY "
-        // Reading a whole table in order, walking an index costs a random page read per row,
-        // while scanning and sorting reads each page once: the unary + keeps SQLite from using
-        // the index then (measured with the export benchmark: 1.6 s against 3.3–4.1 s for a
-        // million rows). With a condition or a limit, the index is what makes the query cheap.
-        let scanAndSort = condition == "1" && query.limit == nil
-        for (index, ascending) in query.sorts {
-            sql += (scanAndSort ? "+" : "") + quoted(entity.properties[index].name) + (ascending ? " ASC, " : " DESC, ")
-        }
-        sql += "pk ASC"
-        // Bound, not written into the SQL: the statement is cached by its text, and a cache
-        // entry for every page of a paged fetch would grow for as long as the daemon runs.
+        let selected = query.selectedProperties
         var arguments = arguments
-        if query.limit != nil || query.offset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            arguments += [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))]
-        }
+        let sql = StoreSQL.select(query, where: condition, &arguments, .sqlite)
         let storeIdentifier = identifier
         let entityName = entity.name
         let nullRow = [StoreValue](repeating: .null, count: propertyCount)
@@ -124,10 +102,7 @@ extension SQLiteStore {
         of destination: EntityDescription, inverse: String, matching predicate: PredicateNode, on reader: StoreReader
     ) throws -> [Int64: Int] {
         var arguments: [StoreValue] = []
-        let condition = predicate.sql(&arguments, .sqlite)
-        let column = quoted(inverse)
-        let sql =
-            "SELECT \(column), count(*) FROM \(quoted(destination.name)) WHERE \(column) IS NOT NULL AND \(condition) GROUP BY \(column)"
+        let sql = StoreSQL.relatedCounts(of: destination, inverse: inverse, matching: predicate, &arguments, .sqlite)
         return try read(on: reader) { db in
             let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
             statement.bind(arguments)
@@ -142,8 +117,7 @@ extension SQLiteStore {
 
     func count(entity: EntityDescription, matching predicate: PredicateNode, on reader: StoreReader) throws -> Int {
         var arguments: [StoreValue] = []
-        let condition = predicate.sql(&arguments, .sqlite)
-        let sql = "SELECT count(*) FROM \(quoted(entity.name)) WHERE \(condition)"
+        let sql = StoreSQL.count(of: entity, matching: predicate, &arguments, .sqlite)
         return try read(on: reader) { db in
             let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
             statement.bind(arguments)

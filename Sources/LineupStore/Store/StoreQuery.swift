@@ -14,3 +14,13 @@ struct StoreQuery: Sendable {
     var offset: Int
     let columns: Columns
 }
+
+extension StoreQuery {
+    /// The properties whose values the query reads, in the order it reads them.
+    var selectedProperties: [Int] {
+        switch columns {
+        case .all: Array(entity.properties.indices)
+        case .sortKeys: sorts.map(\.0)
+        }
+    }
+}

@@ -7,25 +7,10 @@ extension PostgresStore {
     ) throws {
         let entity = query.entity
         let propertyCount = entity.properties.count
-        let selected: [Int]
-        switch query.columns {
-        case .all: selected = Array(0..<propertyCount)
-        case .sortKeys: selected = query.sorts.map(\.0)
-        }
+        let selected = query.selectedProperties
         var arguments: [StoreValue] = []
-        var sql = "SELECT pk, _version"
-        for index in selected { sql += ", " + quoted(entity.properties[index].name) }
-        sql += " FROM \(quoted(entity.name)) WHERE \(query.predicate.sql(&arguments, .postgres)) ORDER BY "
-        // NULL first, as SQLite orders it (PostgreSQL's default puts it last).
-        for (index, ascending) in query.sorts {
-            sql += quoted(entity.properties[index].name) + (ascending ? " ASC NULLS FIRST, " : " DESC NULLS LAST, ")
-        }
-        sql += "pk ASC"
-        if query.limit != nil || query.offset > 0 {
-            // A NULL limit is no limit.
-            arguments += [query.limit.map { .integer(Int64($0)) } ?? .null, .integer(Int64(query.offset))]
-            sql += " LIMIT $\(arguments.count - 1) OFFSET $\(arguments.count)"
-        }
+        let condition = query.predicate.sql(&arguments, .postgres)
+        let sql = StoreSQL.select(query, where: condition, &arguments, .postgres)
         let nullRow = [StoreValue](repeating: .null, count: propertyCount)
         func snapshots(_ rows: [[StoreValue]]) -> [(ObjectID, RowSnapshot)] {
             rows.map { row in
@@ -94,10 +79,7 @@ extension PostgresStore {
         of destination: EntityDescription, inverse: String, matching predicate: PredicateNode, on reader: StoreReader
     ) throws -> [Int64: Int] {
         var arguments: [StoreValue] = []
-        let condition = predicate.sql(&arguments, .postgres)
-        let column = quoted(inverse)
-        let sql =
-            "SELECT \(column), count(*) FROM \(quoted(destination.name)) WHERE \(column) IS NOT NULL AND \(condition) GROUP BY \(column)"
+        let sql = StoreSQL.relatedCounts(of: destination, inverse: inverse, matching: predicate, &arguments, .postgres)
         var counts: [Int64: Int] = [:]
         try withSession(for: reader) { session in
             for row in try session.query(sql, arguments).map({ try $0.storeValues() }) {
@@ -109,7 +91,7 @@ extension PostgresStore {
 
     func count(entity: EntityDescription, matching predicate: PredicateNode, on reader: StoreReader) throws -> Int {
         var arguments: [StoreValue] = []
-        let sql = "SELECT count(*) FROM \(quoted(entity.name)) WHERE \(predicate.sql(&arguments, .postgres))"
+        let sql = StoreSQL.count(of: entity, matching: predicate, &arguments, .postgres)
         return try withSession(for: reader) { session in
             try session.query(sql, arguments).first.map { Int(try $0.storeValues()[0].integerValue) } ?? 0
         }

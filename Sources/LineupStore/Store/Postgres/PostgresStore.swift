@@ -25,7 +25,9 @@ final class PostgresStore: PersistentStore {
     /// The database URL without its password.
     let location: String
     let logger: Logger
-    private let configuration: PostgresConnection.Configuration
+    /// A new connection to the store's database: the pools' connections, and one for a read of
+    /// its own (`StoreReader.dedicated`).
+    let connect: @Sendable () throws -> PostgresSession
     let writer: PostgresSession
     let reserved: PostgresSession
     let pool: PostgresSessionPool
@@ -46,13 +48,13 @@ final class PostgresStore: PersistentStore {
     init(url: URL, model: ManagedObjectModel, logger: Logger, maximumReaderCount: Int) throws {
         precondition(maximumReaderCount > 0, "maximumReaderCount must be at least 1")
         let (configuration, location) = try Self.configuration(from: url)
-        self.configuration = configuration
         self.location = location
         self.model = model
         self.logger = logger
         let connect: @Sendable () throws -> PostgresSession = {
             try PostgresSession.connect(configuration, location: location, logger: logger)
         }
+        self.connect = connect
         let writer = try connect()
         self.writer = writer
         do {
@@ -97,11 +99,6 @@ final class PostgresStore: PersistentStore {
     func rowCount(of entityName: String) throws -> Int {
         guard let entity = model.entity(named: entityName) else { return 0 }
         return try count(entity: entity, matching: .constant(true), on: .pooled)
-    }
-
-    /// A new connection to the store's database, for a read of its own (`StoreReader.dedicated`).
-    func connect() throws -> PostgresSession {
-        try PostgresSession.connect(configuration, location: location, logger: logger)
     }
 
     // MARK: - Opening
