@@ -79,6 +79,28 @@ public struct ClaimedJob: Sendable, Hashable {
         self.bulkLine = line
     }
 
+    /// A job claimed from somewhere other than a spool directory (a daemon's table of jobs in
+    /// a database): its bytes, and the claim that store drew. `location` names where it lives,
+    /// for messages (`postgres://host/db#lineup_jobs/42`); `name` is the job's name as it was
+    /// enqueued, without `.job.json`.
+    public init(
+        name: String, claim: String, location: String, contents: Data, interruptions: Int, failedAttempts: Int,
+        notBefore: Date?, claimedAt: Date
+    ) {
+        self.name = name
+        self.claim = claim
+        self.fileName = name + JobFileName.suffix
+        self.path = location
+        self.contents = contents
+        self.interruptions = interruptions
+        self.failedAttempts = failedAttempts
+        self.notBeforeTag = notBefore.map { Int64($0.timeIntervalSince1970.rounded(.down)) }
+        self.claimedAt = claimedAt
+        self.loadFailure = nil
+        self.isBulk = false
+        self.bulkLine = nil
+    }
+
     /// The file in `active/`.
     public var url: URL {
         URL(fileURLWithPath: path)

@@ -190,7 +190,7 @@ public final class JobDaemon: Service, Sendable {
         let signals: UnixSignalsSequence? = handlingSignals ? await UnixSignalsSequence(trapping: .sigusr1, .sighup) : nil
         let (spool, container, recovery, ownership) = try start(configuration, logger: logger)
         let runner = JobRunner(
-            spool: spool, container: container, registry: registry, paths: configuration.pathPolicy,
+            jobs: SpoolJobQueue(spool: spool), statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
             settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
             flushFailureTimeoutExpired: { [weak self] reason in
                 guard let self else { return }

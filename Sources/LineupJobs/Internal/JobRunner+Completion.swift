@@ -98,7 +98,7 @@ extension JobRunner {
         let delay = record.policy.delay(afterAttempt: record.attempt, jitter: jitter())
         let reason = describe(error, of: record)
         do {
-            record.claimed = try spool.recordFailedAttempt(of: record.claimed)
+            record.claimed = try jobs.recordFailedAttempt(of: record.claimed)
         } catch {
             // The retry goes on; only a restart before it succeeds would forget this attempt.
             logger.error(
@@ -133,7 +133,7 @@ extension JobRunner {
             startedAt: record.startedAt, finishedAt: Date())
         report.keptRowChanges = record.keptRowChanges
         do {
-            try spool.fail(record.claimed, report: report)
+            try jobs.fail(record.claimed, report: report)
         } catch {
             // The file stays in active/; recovery at the next start deals with it.
             logger.error("cannot move a failed job to failed/", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
@@ -150,7 +150,7 @@ extension JobRunner {
     func release(_ record: JobRecord) {
         assertOnCoordinator()
         do {
-            try spool.release(record.claimed)
+            try jobs.release(record.claimed)
         } catch {
             logger.error("cannot return a job to new/", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
         }

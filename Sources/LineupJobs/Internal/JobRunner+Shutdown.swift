@@ -67,10 +67,9 @@ extension JobRunner {
             }
         }
         do {
-            // Bulk files go back to new/ as soon as their lines out are settled or released.
-            try spool.releaseClaimedBulks()
+            try jobs.releaseUnhandedClaims()
         } catch {
-            logger.error("cannot return a bulk file to new/", metadata: ["error": "\(error)"])
+            logger.error("cannot give back claimed jobs", metadata: ["queue": "\(jobs.location)", "error": "\(error)"])
         }
         writeStatus()
     }

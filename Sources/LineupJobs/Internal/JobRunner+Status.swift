@@ -47,7 +47,7 @@ extension JobRunner {
     func writeStatus() {
         assertOnCoordinator()
         do {
-            try statusSnapshot().write(toSpoolAt: spool.root)
+            try statusSnapshot().write(toSpoolAt: statusDirectory)
         } catch {
             logger.debug("cannot write status.json", metadata: ["error": "\(error)"])
         }

@@ -36,7 +36,10 @@ final class JobRunner: @unchecked Sendable {
     /// Every queue, the default one first.
     let allQueues: [OperationQueue]
     let committer: GroupCommitter
-    let spool: SpoolDirectory
+    /// Where the jobs wait and are settled.
+    let jobs: any JobQueue
+    /// The spool directory that `status.json` is written into (on every back end: it is the host's).
+    let statusDirectory: URL
     let container: PersistentContainer
     let registry: JobRegistry
     let paths: PathPolicy
@@ -86,20 +89,21 @@ final class JobRunner: @unchecked Sendable {
     var nextWaiterToken = 0
 
     init(
-        spool: SpoolDirectory, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
+        jobs: any JobQueue, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
         settings: RunnerSettings, events: EventBroadcaster, jitter: @escaping @Sendable () -> Double,
         flushFailureTimeoutExpired: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.flushFailureTimeoutExpired = flushFailureTimeoutExpired
-        self.spool = spool
+        self.jobs = jobs
+        self.statusDirectory = statusDirectory
         self.container = container
         self.registry = registry
         self.paths = paths
         self.settings = Locked(settings)
         self.events = events
         self.jitter = jitter
-        self.finished = FinishedJobIndex(spool: spool)
-        self.committer = GroupCommitter(container: container, spool: spool)
+        self.finished = FinishedJobIndex(queue: jobs)
+        self.committer = GroupCommitter(container: container, jobs: jobs)
         queue.name = "lineup.jobs"
         queue.maxConcurrentOperationCount = settings.maxConcurrentJobs
         var queuesByKind: [String: OperationQueue] = [:]
@@ -177,9 +181,9 @@ final class JobRunner: @unchecked Sendable {
         while !isStopping, queuedTaskCount < window, !isClaimingPaused {
             let claimed: ClaimedJob?
             do {
-                claimed = try spool.claimNext()
+                claimed = try jobs.claimNext()
             } catch {
-                logger.error("cannot claim from the spool", metadata: ["error": "\(error)"])
+                logger.error("cannot claim a job", metadata: ["queue": "\(jobs.location)", "error": "\(error)"])
                 return
             }
             guard let claimed else { return }
@@ -242,7 +246,7 @@ final class JobRunner: @unchecked Sendable {
     private func postpone(_ claimed: ClaimedJob, file: JobFile?, until notBefore: Date) {
         let info = JobInfo(name: claimed.name, claim: claimed.claim, id: file?.id, kind: file?.kind, attempt: claimed.failedAttempts + 1)
         do {
-            try spool.postpone(claimed, until: notBefore)
+            try jobs.postpone(claimed, until: notBefore)
         } catch {
             // It stays in active/ until the next start returns it to new/; running it early
             // would break the one promise notBefore makes.
@@ -384,7 +388,7 @@ final class JobRunner: @unchecked Sendable {
             case let .waitingForDependencies(unresolved) = record.state
         else { return }
         // A job scheduled for later is waited for however long that is.
-        if let scheduled = try? spool.scheduledJobIDs(), !unresolved.isDisjoint(with: scheduled) {
+        if let pending = try? jobs.pendingJobIDs(), !unresolved.isDisjoint(with: pending) {
             coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
                 self.dependencyWaitExpired(claim: claim, timeout: timeout)
             }

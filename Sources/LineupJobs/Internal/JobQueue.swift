@@ -1,0 +1,61 @@
+import Foundation
+import LineupSpool
+import LineupStore
+import Logging
+
+/// Where the runner's jobs wait and where they are settled: a spool directory
+/// (``SpoolJobQueue``, one machine), or a table in the PostgreSQL database that the store lives
+/// in (``DatabaseJobQueue``, several daemons on several hosts).
+///
+/// The runner keeps the books of the jobs it holds (dependencies, attempts, groups of
+/// acknowledgements); the queue keeps the jobs themselves, and decides what an acknowledgement
+/// is. That is where the two differ most: the spool files a job in `done/` after the flush that
+/// carried its rows (at least once: a crash between the two runs it again), the database marks
+/// it done in the flush's own transaction (exactly once).
+///
+/// The runner calls the claiming and settling methods on its coordinator, and
+/// ``commit(_:flushing:logger:)`` on its commit queue.
+protocol JobQueue: Sendable {
+    /// Where the jobs are, for messages: the spool's path, or the database's URL.
+    var location: String { get }
+
+    /// The next job that is due, claimed for this process; nil when none is.
+    func claimNext() throws -> ClaimedJob?
+
+    /// Gives back a job claimed before its `notBefore` time, to be claimed then.
+    func postpone(_ job: ClaimedJob, until notBefore: Date) throws
+
+    /// Counts a failed attempt where a restart reads it; returns the job as it is now.
+    func recordFailedAttempt(of job: ClaimedJob) throws -> ClaimedJob
+
+    /// Settles a job as failed for good, with its report.
+    func fail(_ job: ClaimedJob, report: JobFailureReport) throws
+
+    /// Gives a job back unrun (shutdown), for the next claim by any daemon.
+    func release(_ job: ClaimedJob) throws
+
+    /// At shutdown, gives back what the queue holds claimed without having handed it to the
+    /// runner (the rest of bulk files; jobs claimed ahead).
+    func releaseUnhandedClaims() throws
+
+    /// The ids of jobs that are queued but not due yet, or claimed elsewhere: a dependency on one
+    /// of them is waited for however long that takes.
+    func pendingJobIDs() throws -> Set<String>
+
+    /// How the job with this id was settled, by this run or another; nil when no settled job has it.
+    func settledOutcome(ofJobID id: String) -> SettledJobOutcome?
+
+    /// Prepares the acknowledgement of a job that succeeded, on the thread of its task, so that
+    /// what is left after the flush is as little as possible.
+    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> GroupCommitter.Job
+
+    /// Flushes `container` and acknowledges `jobs`, whose changes the main context holds (every
+    /// one saved into it before this call). Nothing is acknowledged when the flush fails.
+    func commit(_ jobs: [GroupCommitter.Job], flushing container: PersistentContainer, logger: Logger) -> GroupCommitter.Outcome
+}
+
+/// How a job was settled, as a dependency on it sees it.
+enum SettledJobOutcome: Equatable {
+    case done
+    case failed(reason: String)
+}

@@ -1,0 +1,149 @@
+import Foundation
+import LineupLocking
+import LineupSpool
+import LineupStore
+import Logging
+
+/// The jobs of one machine: a spool directory (DESIGN §3). A job is acknowledged by moving its
+/// file to `done/` after the flush that carried its rows, so a crash between the two runs it
+/// again (at least once).
+final class SpoolJobQueue: JobQueue {
+    let spool: SpoolDirectory
+    /// The ids read from `done/` and `failed/`, and the files read already: each file is read once.
+    private let settled = Locked(SettledFiles())
+
+    private struct SettledFiles {
+        var outcomes: [String: SettledJobOutcome] = [:]
+        var scanned: Set<String> = []
+    }
+
+    init(spool: SpoolDirectory) {
+        self.spool = spool
+    }
+
+    var location: String { spool.root.path }
+
+    func claimNext() throws -> ClaimedJob? {
+        try spool.claimNext()
+    }
+
+    func postpone(_ job: ClaimedJob, until notBefore: Date) throws {
+        try spool.postpone(job, until: notBefore)
+    }
+
+    func recordFailedAttempt(of job: ClaimedJob) throws -> ClaimedJob {
+        try spool.recordFailedAttempt(of: job)
+    }
+
+    func fail(_ job: ClaimedJob, report: JobFailureReport) throws {
+        try spool.fail(job, report: report)
+    }
+
+    func release(_ job: ClaimedJob) throws {
+        try spool.release(job)
+    }
+
+    func releaseUnhandedClaims() throws {
+        // Bulk files go back to new/ as soon as their lines out are settled or released.
+        try spool.releaseClaimedBulks()
+    }
+
+    func pendingJobIDs() throws -> Set<String> {
+        try spool.scheduledJobIDs()
+    }
+
+    /// Reads the job files in `done/` and `failed/` not read yet, lazily: only when the runner
+    /// meets an id it does not know.
+    func settledOutcome(ofJobID id: String) -> SettledJobOutcome? {
+        settled.withLock { files in
+            if let known = files.outcomes[id] { return known }
+            scan(.done, into: &files)
+            scan(.failed, into: &files)
+            return files.outcomes[id]
+        }
+    }
+
+    private func scan(_ state: SpoolState, into files: inout SettledFiles) {
+        guard let entries = try? spool.entries(state) else { return }
+        func note(_ id: String, _ outcome: SettledJobOutcome) {
+            if files.outcomes[id] != .done { files.outcomes[id] = outcome }
+        }
+        for entry in entries where files.scanned.insert(state.directoryName + "/" + entry.fileName).inserted {
+            if entry.isBulk {
+                // Its failed lines lie in failed/ as job files of their own.
+                for id in (try? spool.acknowledgedLineIDs(of: entry)) ?? [] { note(id, .done) }
+                continue
+            }
+            guard let data = try? Data(contentsOf: entry.url),
+                let id = (try? JobFile(data: data, path: entry.path))?.id
+            else { continue }
+            if state == .done {
+                note(id, .done)
+            } else {
+                let reason = (try? spool.failureReport(for: entry))?.reason ?? "see \(entry.path)"
+                note(id, .failed(reason: reason))
+            }
+        }
+    }
+
+    // MARK: - Acknowledging
+
+    /// Writes the job's result report into `tmp/`, so that filing it after the flush takes only
+    /// renames.
+    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> GroupCommitter.Job {
+        do {
+            let staged = try spool.stageResultReport(report.encoded(), of: job)
+            return GroupCommitter.Job(claimed: job, report: report, staged: staged)
+        } catch {
+            logger.warning(
+                "cannot write a result report into tmp/; writing it again after the flush",
+                metadata: ["job": "\(job.name)", "error": "\(error)"])
+            return GroupCommitter.Job(claimed: job, report: report, staged: nil)
+        }
+    }
+
+    /// Flushes, then files the jobs in `done/` if the flush committed.
+    func commit(_ jobs: [GroupCommitter.Job], flushing container: PersistentContainer, logger: Logger) -> GroupCommitter.Outcome {
+        let flush = Result { try container.flush() }
+        guard case .success = flush else {
+            return GroupCommitter.Outcome(flush: flush, filed: [])
+        }
+        let (filed, filingError) = file(jobs, logger: logger)
+        return GroupCommitter.Outcome(flush: flush, filed: filed, filingError: filingError)
+    }
+
+    /// Moves the jobs to `done/` with their reports, as one group (one directory sync for the
+    /// group rather than one per job); returns the claims of those moved. When the group stops at
+    /// an error, the rest are tried one by one, so that one bad file holds back only itself.
+    private func file(_ jobs: [GroupCommitter.Job], logger: Logger) -> (filed: Set<String>, error: (any Error)?) {
+        guard !jobs.isEmpty else { return ([], nil) }
+        let staged = jobs.compactMap { $0.staged ?? stage($0.report, of: $0.claimed, logger: logger).staged }
+        do {
+            try spool.complete(staged: staged)
+            if staged.count == jobs.count {
+                return (Set(staged.map(\.job.claim)), nil)
+            }
+        } catch {
+            logger.warning("cannot move a group of jobs to done/; moving them one by one", metadata: ["error": "\(error)"])
+        }
+        let done = spool.directory(.done)
+        var filed: Set<String> = []
+        var lastError: (any Error)?
+        for job in jobs {
+            do {
+                // Written afresh: the group may have moved its staged report already.
+                try spool.complete(job.claimed, report: job.report)
+                filed.insert(job.claimed.claim)
+            } catch where FileManager.default.fileExists(atPath: done.appending(path: job.claimed.fileName).path) {
+                // Moved by the group call before it stopped.
+                filed.insert(job.claimed.claim)
+            } catch {
+                lastError = error
+                logger.error(
+                    "cannot move an acknowledged job to done/; retrying after the next flush",
+                    metadata: ["job": "\(job.claimed.name)", "error": "\(error)"])
+            }
+        }
+        return (filed, lastError)
+    }
+}
