@@ -101,6 +101,17 @@ public final class PersistentContainer: Sendable {
     /// main context held when it was called is on disk.
     @discardableResult
     public func flush() throws -> FlushReport {
+        try flush(including: [])
+    }
+
+    /// A flush whose transaction also runs `statements`, so that what its rows mean to the caller
+    /// commits with them (see ``FlushStatement``). They run after the rows, in the writer's one
+    /// transaction, in their order, and run even when nothing else changed. If one fails or
+    /// changes another number of rows than its `expectedRowCount`, the transaction is rolled
+    /// back, rows included, and the flush throws (`.unexpectedRowCount` for a count); the writer
+    /// keeps its changes for the next flush, as after any failed write.
+    @discardableResult
+    public func flush(including statements: [FlushStatement]) throws -> FlushReport {
         flushLock.lock()
         defer { flushLock.unlock() }
         let started = ContinuousClock.now
@@ -112,7 +123,7 @@ public final class PersistentContainer: Sendable {
         let handedOver = ContinuousClock.now
         let written = try writerContext.performAndWait {
             let count = writerContext.pendingChanges().count
-            try writerContext.save()
+            try writerContext.save(attaching: statements)
             return count
         }
         return FlushReport(

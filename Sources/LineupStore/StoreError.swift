@@ -5,7 +5,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case objectNotFound, mergeConflict, validationFailed, deleteDenied, storeNotOurs, storeCorrupt,
-                storeNewerThanModel, migrationUnsupported, sqlite, postgres
+                storeNewerThanModel, migrationUnsupported, unexpectedRowCount, sqlite, postgres
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -28,6 +28,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let storeNewerThanModel = Code(.storeNewerThanModel)
         /// The model changed in a way that cannot be migrated in place.
         public static let migrationUnsupported = Code(.migrationUnsupported)
+        /// A ``FlushStatement`` changed another number of rows than it expects; the message names
+        /// it and both counts. The flush was rolled back, its rows with it.
+        public static let unexpectedRowCount = Code(.unexpectedRowCount)
         /// SQLite failed (disk full, I/O error, ...); see `underlying`.
         public static let sqlite = Code(.sqlite)
         /// PostgreSQL refused a statement or could not be reached; the message has the server's

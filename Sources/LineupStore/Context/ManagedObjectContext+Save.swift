@@ -22,8 +22,22 @@ extension ManagedObjectContext {
     /// On a conflict, the context's ``mergePolicy`` decides; under `.error` the save throws a
     /// ``StoreError`` listing the conflicts and nothing is pushed.
     public func save() throws {
+        try save(attaching: [])
+    }
+
+    /// A save whose transaction also runs `statements`, after the rows (see
+    /// ``PersistentContainer/flush(including:)``); only the writer, which writes to the store,
+    /// takes statements. They are written even when there is no row to write. When the store
+    /// refuses the transaction, nothing changes here, as for any failed save.
+    func save(attaching statements: [FlushStatement]) throws {
         preconditionOnQueue()
-        guard hasChanges else { return }
+        if !statements.isEmpty, case .context = parent {
+            preconditionFailure("\(name): only the writer, whose parent is the store, saves with statements")
+        }
+        guard hasChanges else {
+            if !statements.isEmpty { try writeToStore(ChangeSet(), attaching: statements) }
+            return
+        }
         postObjectsDidChange()
         if postWillSave() {
             // What the observers changed is saved, and posted first.
@@ -46,29 +60,22 @@ extension ManagedObjectContext {
         }
         let changes = pendingChanges()
         guard !changes.isEmpty else {
-            // Only deletions merged from other saves, whose rows are gone already: nothing to push.
+            // Only deletions merged from other saves, whose rows are gone already: nothing to push
+            // but the statements.
+            if !statements.isEmpty { try writeToStore(changes, attaching: statements) }
             adoptSaved([:])
             return
         }
-        let policy = mergePolicy
         let exceptions: [ObjectID: AcceptedChange]
         switch parent {
         case let .context(parentContext):
+            let policy = mergePolicy
             waitWhileBacklogged()
             exceptions = try parentContext.performAndWait {
                 try parentContext.accept(changes, policy: policy, from: self)
             }
-        case let .store(store):
-            do {
-                writeGate.beginWrite()
-                defer { writeGate.endWrite() }
-                exceptions = try store.save(changes, policy: policy)
-            } catch let error as StoreError where store.isUniqueKeyViolation(error) {
-                // The writer leaves the check against the disk to the store's unique indexes (see
-                // `accept`); the transaction was rolled back. Name the rows as any check would.
-                try UniquenessCheck(context: self, includesStore: true).verify(changes)
-                throw error
-            }
+        case .store:
+            exceptions = try writeToStore(changes, attaching: statements)
         }
         adoptSaved(exceptions)
         savedRowChangeCount += changes.count
@@ -76,6 +83,22 @@ extension ManagedObjectContext {
         // This context's own save changed what its children read, as a child's save into it
         // does (see `accept`): the children that merge automatically take both.
         notifyChildren(of: ContextDidSave(changes: changes, exceptions: exceptions), except: nil)
+    }
+
+    /// The writer's write: `changes` and `statements` in one transaction of the store, the write
+    /// gate held meanwhile.
+    @discardableResult
+    private func writeToStore(_ changes: ChangeSet, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
+        do {
+            writeGate.beginWrite()
+            defer { writeGate.endWrite() }
+            return try store.save(changes, policy: mergePolicy, attaching: statements)
+        } catch let error as StoreError where store.isUniqueKeyViolation(error) {
+            // The writer leaves the check against the disk to the store's unique indexes (see
+            // `accept`); the transaction was rolled back. Name the rows as any check would.
+            try UniquenessCheck(context: self, includesStore: true).verify(changes)
+            throw error
+        }
     }
 
     /// Backpressure: while the writer writes a transaction and the contexts above this one already

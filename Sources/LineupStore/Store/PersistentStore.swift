@@ -7,9 +7,10 @@ import Foundation
 /// store compiles them into its own SQL. ``SQLiteStore`` is the embedded default.
 ///
 /// A store keeps these promises, which the contexts build on:
-/// - **One change set, one transaction.** ``save(_:policy:)`` checks the version of every updated
-///   and deleted row against the database, settles conflicts by the merge policy (see
-///   `ConflictResolution`), and writes all of it or nothing.
+/// - **One change set, one transaction.** ``save(_:policy:attaching:)`` checks the version of
+///   every updated and deleted row against the database, settles conflicts by the merge policy
+///   (see `ConflictResolution`), writes the rows, then runs the attached statements, and commits
+///   all of it or nothing.
 /// - **Unique keys and versions.** ``reservePrimaryKeys()`` and ``nextStamp()`` never hand out a
 ///   value twice, across restarts, and across every process that writes the same database.
 /// - **Snapshots.** A read sees one committed state of the database, never part of a save.
@@ -59,9 +60,13 @@ protocol PersistentStore: AnyObject, Sendable {
     /// A grouped aggregate over the saved rows, one dictionary per group, ordered by the groups.
     func aggregate(_ query: AggregateQuery, on reader: StoreReader) throws -> [[String: StoreValue]]
 
-    /// Writes a change set as one transaction (see the promises above). Returns the exceptions:
-    /// rows that the merge policy changed or removed (see ``AcceptedChange``).
-    func save(_ changes: ChangeSet, policy: MergePolicy) throws -> [ObjectID: AcceptedChange]
+    /// Writes a change set as one transaction (see the promises above), then runs `statements`
+    /// in it, in their order, after the rows. A statement that fails, or that changes another
+    /// number of rows than it expects (`.unexpectedRowCount`), rolls the whole transaction back
+    /// and is named by the error. An empty change set with statements is a transaction of the
+    /// statements alone. Returns the exceptions: rows that the merge policy changed or removed
+    /// (see ``AcceptedChange``).
+    func save(_ changes: ChangeSet, policy: MergePolicy, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange]
     /// Deletes (when `assignments` is nil) or updates the rows of `entity` that match `predicate`,
     /// as one transaction, without loading them. `watched` are the keys that some context holds:
     /// the outcome says which of them the statement touched, and their new rows.

@@ -4,9 +4,9 @@ import GRDB
 extension SQLiteStore {
     /// Writes a change set as one transaction: checks every updated and deleted row's version
     /// (optimistic locking, resolved by `policy`), then deletes, updates and inserts with prepared
-    /// statements (see ``StoreWritePlan``), and records the key and version counters. All or
-    /// nothing. Returns the exceptions (see ``AcceptedChange``).
-    func save(_ changes: ChangeSet, policy: MergePolicy) throws -> [ObjectID: AcceptedChange] {
+    /// statements (see ``StoreWritePlan``), records the key and version counters, and runs the
+    /// attached statements. All or nothing. Returns the exceptions (see ``AcceptedChange``).
+    func save(_ changes: ChangeSet, policy: MergePolicy, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
         var plan = StoreWritePlan(changes)
         do {
             return try pool.write { db in
@@ -19,6 +19,7 @@ extension SQLiteStore {
                 let counters = counters()
                 try Self.setMetadata(db, "next_pk", String(counters.nextPrimaryKey))
                 try Self.setMetadata(db, "next_stamp", String(counters.nextStamp))
+                for statement in statements { try run(statement, db) }
                 return plan.exceptions
             }
         } catch let error as StoreError {
@@ -43,6 +44,20 @@ extension SQLiteStore {
             }
         }
         return result
+    }
+
+    /// Runs a caller's statement in the save's transaction. GRDB runs it, not the C API as for
+    /// the rows: it checks the number of arguments, and learns of a schema the statement changes.
+    private func run(_ statement: FlushStatement, _ db: Database) throws {
+        let changedBefore = db.totalChangesCount
+        do {
+            try db.makeStatement(sql: statement.sql).execute(arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
+        } catch {
+            throw statement.failure(StoreError(.sqlite, "\(url.path): \(error)", underlying: error))
+        }
+        // SQLite's count of changes is that of the last INSERT, UPDATE or DELETE: a statement of
+        // another kind (CREATE TABLE) changed nothing, whatever the last one did.
+        try statement.check(changedRowCount: db.totalChangesCount == changedBefore ? 0 : db.changesCount)
     }
 
     /// Writes the plan with prepared statements. Rows go in primary-key order, so that inserts
@@ -116,6 +131,18 @@ private struct Statements {
     /// Forgets the bindings, which may point into a ``BindingArena`` that is about to go.
     func clearBindings() {
         for (_, statement) in statements { statement.clearBindings() }
+    }
+}
+
+extension StoreValue {
+    fileprivate var databaseValue: DatabaseValue {
+        switch self {
+        case .null: return .null
+        case let .integer(value): return value.databaseValue
+        case let .real(value): return value.databaseValue
+        case let .text(value): return value.databaseValue
+        case let .blob(value): return value.databaseValue
+        }
     }
 }
 

@@ -2,9 +2,9 @@ import Foundation
 
 extension PostgresStore {
     /// Writes a change set as one transaction: locks and checks every updated and deleted row's
-    /// version (resolved by `policy`), then deletes, updates and inserts (see ``StoreWritePlan``).
-    /// All or nothing.
-    func save(_ changes: ChangeSet, policy: MergePolicy) throws -> [ObjectID: AcceptedChange] {
+    /// version (resolved by `policy`), then deletes, updates and inserts (see ``StoreWritePlan``),
+    /// then runs the attached statements. All or nothing.
+    func save(_ changes: ChangeSet, policy: MergePolicy, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
         var plan = StoreWritePlan(changes)
         return try writer.transaction {
             var current: [ObjectID: RowSnapshot] = [:]
@@ -15,6 +15,15 @@ extension PostgresStore {
             }
             try plan.resolve(current: current, policy: policy, nextStamp: nextStamp)
             try write(plan)
+            for statement in statements {
+                let changed: Int
+                do {
+                    changed = try writer.execute(statement.sql, statement.arguments)
+                } catch let error as StoreError {
+                    throw statement.failure(error)
+                }
+                try statement.check(changedRowCount: changed)
+            }
             return plan.exceptions
         }
     }
