@@ -284,6 +284,15 @@ extension SpoolDirectory {
     }
 }
 
+extension SpoolDirectory {
+    /// The jobs of a bulk file's `contents`, one job file a line, with their line numbers (from
+    /// 1; blank lines are skipped and counted): for a consumer that takes a bulk file whole, as a
+    /// daemon that moves its spool into a database does.
+    public static func jobLines(ofBulk contents: Data) -> [(number: Int, contents: Data)] {
+        bulkLineRanges(of: contents).map { ($0.number, contents.subdata(in: $0.range)) }
+    }
+}
+
 extension ClaimedJob {
     /// Where the job lines of a bulk file lie in ``contents``, with their line numbers; blank
     /// lines are skipped (and counted). Throws when the file holds no job at all.

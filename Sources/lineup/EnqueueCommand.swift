@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LineupJobs
 import LineupSpool
+import Logging
 
 /// `lineup enqueue KIND key=value key:=json...`: writes a job file into the spool atomically
 /// (into tmp/, then renamed into new/).
@@ -29,6 +30,8 @@ struct EnqueueCommand: ParsableCommand {
     var parameters: [String] = []
     @Option(help: "The spool directory.")
     var spool: String = "spool"
+    @Option(help: "Insert into the jobs table of this PostgreSQL database (postgres://user@host:port/db), which lineupd --database runs, instead of the spool.")
+    var database: String?
     @Option(help: "A job id that other jobs can name in --after.")
     var id: String?
     @Option(help: "A job id that must be done first (repeatable).")
@@ -77,9 +80,23 @@ struct EnqueueCommand: ParsableCommand {
             print(String(decoding: try job.encoded(), as: UTF8.self))
             return
         }
+        if let database {
+            let contents = try job.encoded()
+            try insert([JobDatabase.Submission(name: id ?? kind, contents: contents)], into: database)
+            return
+        }
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         let entry = try directory.enqueue(job)
         print(entry.url.path)
+    }
+
+    /// Inserts jobs into a database's jobs table, in one transaction.
+    private func insert(_ submissions: [JobDatabase.Submission], into database: String) throws {
+        guard let url = URL(string: database) else { throw ValidationError("--database \(database) is not a URL") }
+        let jobs = try JobDatabase(url: url, logger: Logger(label: "lineup.enqueue"))
+        defer { jobs.close() }
+        let inserted = try jobs.enqueue(submissions)
+        print("\(inserted) job(s) inserted into \(jobs.location)")
     }
 
     /// Enqueues the lines of `path` as one bulk file. Lines that are not valid jobs are named on
@@ -108,6 +125,13 @@ struct EnqueueCommand: ParsableCommand {
         }
         if dryRun {
             print("\(jobs) job(s) in \(path), \(invalid) invalid; nothing written")
+            return
+        }
+        if let database {
+            let name = URL(fileURLWithPath: path == "-" ? "stdin" : path).deletingPathExtension().lastPathComponent
+            try insert(
+                SpoolDirectory.jobLines(ofBulk: contents).map { JobDatabase.Submission(name: "\(name).line\($0.number)", contents: $0.contents) },
+                into: database)
             return
         }
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))

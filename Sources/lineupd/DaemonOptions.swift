@@ -7,6 +7,10 @@ import Logging
 struct DaemonOptions: ParsableArguments, Sendable {
     @Option(help: "The SQLite store (created on first run).")
     var store: String?
+    @Option(help: "A PostgreSQL database (postgres://user@host:port/db) for the store and the jobs, shared by every lineupd pointed at it; the spool becomes this host's intake (default: the SQLite store and the spool's jobs).")
+    var database: String?
+    @Option(help: "With --database: seconds this daemon's claims outlive its last heartbeat, after which other daemons take its jobs back (default 30).")
+    var lease: Double?
     @Option(help: "The spool directory (tmp/ new/ active/ done/ failed/).")
     var spool: String?
     @Option(help: "The directory job inputs are read from.")
@@ -56,6 +60,11 @@ struct DaemonOptions: ParsableArguments, Sendable {
             configuration.configurationFile = file
         }
         if let store { configuration.storeURL = URL(fileURLWithPath: store, relativeTo: here).standardizedFileURL }
+        if let database {
+            guard let url = URL(string: database) else { throw ValidationError("--database \(database) is not a URL") }
+            configuration.databaseURL = url
+        }
+        if let lease { configuration.lease = try DaemonConfiguration.duration(seconds: lease, of: "--lease") }
         if let spool { configuration.spoolURL = URL(fileURLWithPath: spool, relativeTo: here).standardizedFileURL }
         if let input { configuration.inputDirectory = URL(fileURLWithPath: input, relativeTo: here).standardizedFileURL }
         if let output { configuration.outputDirectory = URL(fileURLWithPath: output, relativeTo: here).standardizedFileURL }

@@ -16,8 +16,17 @@ public import Logging
 /// ``dependencyWaitTimeout``, the timeouts and the retention can change while the daemon runs
 /// (``JobDaemon/reload()``); the others need a restart.
 public struct DaemonConfiguration: Sendable, Hashable {
-    /// The SQLite store (its `-wal` and `-shm` files lie beside it).
+    /// The SQLite store (its `-wal` and `-shm` files lie beside it). Not used when
+    /// ``databaseURL`` is set.
     public var storeURL: URL
+    /// A PostgreSQL database (`postgres://user@host:port/database`) that holds the store *and*
+    /// the jobs, shared by every daemon pointed at it (see ``JobDatabase``); the spool stays this
+    /// host's intake: what arrives in its `new/` moves into the database. nil (the default): the
+    /// store is ``storeURL`` and the jobs are the spool's.
+    public var databaseURL: URL?
+    /// With ``databaseURL``: how long this daemon's claims outlive its last heartbeat. When a
+    /// daemon dies, its jobs are taken back by the others that long after (plus a poll). Default 30 s.
+    public var lease: Duration
     /// The spool's root directory (`tmp/`, `new/`, `active/`, `done/`, `failed/`, `status.json`).
     public var spoolURL: URL
     /// The directory relative input paths of job files resolve against.
@@ -150,6 +159,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.maxInterruptions = SpoolDirectory.defaultMaxInterruptions
         self.dependencyWaitTimeout = .seconds(60)
         self.rescanInterval = .seconds(1)
+        self.lease = .seconds(30)
         self.usesInotify = true
         self.statusInterval = .seconds(1)
         self.spoolDurability = .fsync
@@ -210,6 +220,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         func differ(_ one: URL, _ other: URL) -> Bool { one.standardizedFileURL.path != other.standardizedFileURL.path }
         var names: [String] = []
         if differ(storeURL, other.storeURL) { names.append("store") }
+        if databaseURL != other.databaseURL { names.append("database") }
+        if lease != other.lease { names.append("lease") }
         if differ(spoolURL, other.spoolURL) { names.append("spool") }
         if differ(inputDirectory, other.inputDirectory) { names.append("input") }
         if differ(outputDirectory, other.outputDirectory) { names.append("output") }
@@ -291,8 +303,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
             ("statusInterval", statusInterval, false), ("flushFailureTimeout", flushFailureTimeout, false),
             ("gracePeriod", gracePeriod, true), ("cancellationTimeout", cancellationTimeout, true),
             ("dependencyWaitTimeout", dependencyWaitTimeout, true), ("baseDelay", retry.baseDelay, true),
-            ("maxDelay", retry.maxDelay, true),
+            ("maxDelay", retry.maxDelay, true), ("lease", lease, false),
         ]
+        if let databaseURL, databaseURL.scheme != "postgres", databaseURL.scheme != "postgresql" {
+            throw invalid("`database` must be a PostgreSQL URL (postgres://user@host:port/database); found \(Self.withoutPassword(databaseURL))")
+        }
         var queuesByKind: [String: String] = [:]
         for (name, queue) in queues.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty, !queue.kinds.isEmpty, !queue.kinds.contains("") else {
@@ -329,9 +344,23 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
     }
 
+    /// The database, or the store file, for messages: a URL is shown without its password.
+    public var storeLocation: String {
+        databaseURL.map(Self.withoutPassword) ?? storeURL.path
+    }
+
+    static func withoutPassword(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else {
+            return url.absoluteString
+        }
+        components.password = nil
+        return components.string ?? url.absoluteString
+    }
+
     /// One line for the start-up log.
     public var summary: String {
-        "store=\(storeURL.path) spool=\(spoolURL.path) input=\(inputDirectory.path) "
+        (databaseURL.map { "database=\(Self.withoutPassword($0)) lease=\(Self.seconds(lease))s " } ?? "store=\(storeURL.path) ")
+            + "spool=\(spoolURL.path) input=\(inputDirectory.path) "
             + "output=\(outputDirectory.path) concurrency=\(maxConcurrentJobs) "
             + "claimWindow=\(effectiveClaimWindow) flushInterval=\(Self.seconds(flushInterval))s "
             + "gracePeriod=\(Self.seconds(gracePeriod))s maxAttempts=\(retry.maxAttempts) "

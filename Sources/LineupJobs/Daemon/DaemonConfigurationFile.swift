@@ -20,6 +20,9 @@ public import Logging
 /// daemon reads it again and takes the reloadable settings (see ``DaemonConfiguration``).
 public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var store: String?
+    /// A PostgreSQL URL: the store and the jobs in that database (``DaemonConfiguration/databaseURL``).
+    public var database: String?
+    public var lease: Double?
     public var spool: String?
     public var input: String?
     public var output: String?
@@ -123,23 +126,23 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             ("flushInterval", flushInterval), ("gracePeriod", gracePeriod), ("cancellationTimeout", cancellationTimeout),
             ("baseDelay", baseDelay), ("maxDelay", maxDelay), ("dependencyWaitTimeout", dependencyWaitTimeout),
             ("rescanInterval", rescanInterval), ("statusInterval", statusInterval),
-            ("flushFailureTimeout", flushFailureTimeout), ("keepDone", keepDone), ("timeout", timeout),
+            ("flushFailureTimeout", flushFailureTimeout), ("keepDone", keepDone), ("timeout", timeout), ("lease", lease),
         ] + (timeoutByKind ?? [:]).sorted { $0.key < $1.key }.map { ("timeoutByKind.\($0.key)", $0.value) }
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case store, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
+        case store, database, lease, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
             gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron
 
         var kind: ValueKind {
             switch self {
-            case .store, .spool, .input, .output, .logLevel: .string
+            case .store, .database, .spool, .input, .output, .logLevel: .string
             case .concurrency, .claimWindow, .flushRowLimit, .flushJobLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold:
                 .wholeNumber
             case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
-                .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone, .timeout:
+                .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone, .timeout, .lease:
                 .seconds
             case .timeoutByKind: .secondsByName
             case .queues: .queues
@@ -222,6 +225,8 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         }
         var result = configuration
         result.storeURL = location(store, result.storeURL)
+        if let database { result.databaseURL = URL(string: database) ?? URL(fileURLWithPath: database) }
+        result.lease = duration(lease, result.lease)
         result.spoolURL = location(spool, result.spoolURL)
         result.inputDirectory = location(input, result.inputDirectory)
         result.outputDirectory = location(output, result.outputDirectory)

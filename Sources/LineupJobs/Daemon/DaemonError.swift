@@ -5,7 +5,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case invalidConfiguration, spoolUnavailable, storeUnavailable, storePreparationFailed,
-                finalFlushFailed, notRunning, alreadyOwned, jobsDidNotStop, flushesFailing
+                finalFlushFailed, notRunning, alreadyOwned, jobsDidNotStop, flushesFailing, leaseLost
         }
 
         private let value: Value
@@ -33,6 +33,10 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         /// (flushes, or the filing of what they carried, kept failing: a full or failing disk):
         /// the daemon stopped by itself, leaving every unacknowledged job for the next start.
         public static let flushesFailing = Code(.flushesFailing)
+        /// With jobs in a database: this daemon's lease ran out (its heartbeats did not reach the
+        /// database in time), so other daemons took its jobs back. It stops without writing what
+        /// those jobs did, since the daemons that run them again write it.
+        public static let leaseLost = Code(.leaseLost)
 
         public var description: String {
             switch value {
@@ -45,6 +49,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
             case .alreadyOwned: "already owned"
             case .jobsDidNotStop: "jobs did not stop"
             case .flushesFailing: "flushes failing"
+            case .leaseLost: "lease lost"
             }
         }
     }

@@ -188,13 +188,30 @@ public final class JobDaemon: Service, Sendable {
         // SIGHUP or SIGUSR1 in that time would otherwise kill the daemon (their default
         // action). The sequence keeps what arrives until the loop reads it.
         let signals: UnixSignalsSequence? = handlingSignals ? await UnixSignalsSequence(trapping: .sigusr1, .sighup) : nil
-        let (spool, container, recovery, ownership) = try start(configuration, logger: logger)
+        let (spool, container, recovery, ownership, database) = try start(configuration, logger: logger)
+        let jobs: any JobQueue
+        let databaseJobs: DatabaseJobQueue?
+        if let database {
+            do {
+                databaseJobs = try DatabaseJobQueue(
+                    database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
+                    logger: logger, leaseLost: { [weak self] reason in self?.stopForLostLease(reason) })
+            } catch {
+                database.close()
+                try? container.close()
+                throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot register in lineup_daemons", underlying: error)
+            }
+            jobs = databaseJobs!
+        } else {
+            databaseJobs = nil
+            jobs = SpoolJobQueue(spool: spool)
+        }
         let runner = JobRunner(
-            jobs: SpoolJobQueue(spool: spool), statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
+            jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
             settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
             flushFailureTimeoutExpired: { [weak self] reason in
                 guard let self else { return }
-                let error = DaemonError(.flushesFailing, path: configuration.storeURL.path, reason)
+                let error = DaemonError(.flushesFailing, path: configuration.storeLocation, reason)
                 self.state.withLock { $0.stopReason = $0.stopReason ?? error }
                 self.logger.critical("stopping: no job could be acknowledged for too long", metadata: ["error": "\(reason)"])
                 self.requestShutdown()
@@ -213,9 +230,14 @@ public final class JobDaemon: Service, Sendable {
         broadcaster.emit(.started(recovery: recovery))
         await runner.refreshStatus()
         // The runner's two cues from below: files in new/, and rows piling up in the main context.
+        // With a database, new/ is moved into it, whose notification wakes the runner: listening
+        // starts before the first move, so that its notification is heard.
+        databaseJobs?.start(pollInterval: configuration.rescanInterval, hint: { runner.claimAvailable() })
+        let intake = database.map { DatabaseIntake(spool: spool, database: $0, logger: logger) }
+        intake?.hint()
         let watcher = SpoolWatcher(
             spool: spool, rescanInterval: configuration.rescanInterval, useInotify: configuration.usesInotify,
-            hint: { runner.claimAvailable() })
+            hint: { if let intake { intake.hint() } else { runner.claimAvailable() } })
         let childSaves = container.mainContext.observeChildSaves { [weak runner] saved in
             runner?.mainContextHolds(saved.pendingRowCount)
         }
@@ -239,7 +261,7 @@ public final class JobDaemon: Service, Sendable {
             self.requestShutdown()
         }
 
-        try await stop(runner: runner, container: container)
+        try await stop(runner: runner, container: container, databaseJobs: databaseJobs)
     }
 
     /// Runs the daemon in a `ServiceGroup` that shuts it down gracefully on SIGTERM and
@@ -292,7 +314,7 @@ public final class JobDaemon: Service, Sendable {
     // MARK: - Start and stop
 
     private func start(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> (
-        SpoolDirectory, PersistentContainer, SpoolRecovery, [OwnershipLock]
+        SpoolDirectory, PersistentContainer, SpoolRecovery, [OwnershipLock], JobDatabase?
     ) {
         try configuration.validate()
         let spool: SpoolDirectory
@@ -310,18 +332,19 @@ public final class JobDaemon: Service, Sendable {
                 underlying: error)
         }
         // Before anything is read: a second daemon must not recover the first one's active/
-        // jobs, nor hand out primary keys beside it.
-        let ownership = [
-            try OwnershipLock.acquire(configuration.spoolURL.appending(path: "lock").path, guarding: "spool"),
-            try OwnershipLock.acquire(configuration.storeURL.path + ".lock", guarding: "store"),
-        ]
+        // jobs, nor hand out primary keys beside it. A database is shared by design: daemons
+        // take keys from its sequences and claims with its row locks.
+        var ownership = [try OwnershipLock.acquire(configuration.spoolURL.appending(path: "lock").path, guarding: "spool")]
+        if configuration.databaseURL == nil {
+            ownership.append(try OwnershipLock.acquire(configuration.storeURL.path + ".lock", guarding: "store"))
+        }
         let container: PersistentContainer
         do {
             container = try PersistentContainer(
-                url: configuration.storeURL, model: model, logger: logger,
+                url: configuration.databaseURL ?? configuration.storeURL, model: model, logger: logger,
                 maximumReaderCount: PersistentContainer.readerCount(forConcurrentTasks: configuration.totalConcurrency))
         } catch {
-            throw DaemonError(.storeUnavailable, path: configuration.storeURL.path, "cannot open the store", underlying: error)
+            throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the store", underlying: error)
         }
         if let prepare = hooks.prepareStore {
             do {
@@ -329,9 +352,21 @@ public final class JobDaemon: Service, Sendable {
             } catch {
                 try? container.close()
                 throw DaemonError(
-                    .storePreparationFailed, path: configuration.storeURL.path, "preparing the store failed",
+                    .storePreparationFailed, path: configuration.storeLocation, "preparing the store failed",
                     underlying: error)
             }
+        }
+        if let databaseURL = configuration.databaseURL {
+            // The spool's active/ holds only what the intake was moving into the database (see
+            // DatabaseIntake); the database takes back the jobs of daemons that died.
+            let database: JobDatabase
+            do {
+                database = try JobDatabase(url: databaseURL, logger: logger)
+            } catch {
+                try? container.close()
+                throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the jobs table", underlying: error)
+            }
+            return (spool, container, SpoolRecovery(), ownership, database)
         }
         let recovery: SpoolRecovery
         do {
@@ -356,10 +391,10 @@ public final class JobDaemon: Service, Sendable {
         } catch {
             logger.warning("cannot clean the spool's tmp/", metadata: ["error": "\(error)"])
         }
-        return (spool, container, recovery, ownership)
+        return (spool, container, recovery, ownership, nil)
     }
 
-    private func stop(runner: JobRunner, container: PersistentContainer) async throws {
+    private func stop(runner: JobRunner, container: PersistentContainer, databaseJobs: DatabaseJobQueue?) async throws {
         let (configuration, logger) = state.withLock { ($0.configuration, $0.logger) }
         await runner.stopStarting()
         broadcaster.emit(.stopping)
@@ -389,6 +424,10 @@ public final class JobDaemon: Service, Sendable {
             throw DaemonError(.jobsDidNotStop, path: configuration.spoolURL.path, message)
         }
         let flushError = outcome.flushError
+        if let databaseJobs {
+            databaseJobs.stop()
+            databaseJobs.database.close()
+        }
         do {
             try container.checkpoint()
         } catch {
@@ -414,9 +453,19 @@ public final class JobDaemon: Service, Sendable {
         }
         if let flushError {
             throw DaemonError(
-                .finalFlushFailed, path: configuration.storeURL.path,
+                .finalFlushFailed, path: configuration.storeLocation,
                 "the final flush failed; its jobs were returned to new/", underlying: flushError)
         }
+    }
+
+    /// Told by the database's job queue that this daemon's claims are no longer its own: stops
+    /// at once, and `run()` throws ``DaemonError/Code/leaseLost``.
+    private func stopForLostLease(_ reason: String) {
+        let location = state.withLock { $0.configuration.storeLocation }
+        let error = DaemonError(.leaseLost, path: location, reason)
+        state.withLock { $0.stopReason = $0.stopReason ?? error }
+        logger.critical("stopping: this daemon lost its lease on its jobs", metadata: ["error": "\(reason)"])
+        requestShutdown()
     }
 
     // MARK: - Loops

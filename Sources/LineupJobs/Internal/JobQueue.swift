@@ -38,9 +38,9 @@ protocol JobQueue: Sendable {
     /// runner (the rest of bulk files; jobs claimed ahead).
     func releaseUnhandedClaims() throws
 
-    /// The ids of jobs that are queued but not due yet, or claimed elsewhere: a dependency on one
-    /// of them is waited for however long that takes.
-    func pendingJobIDs() throws -> Set<String>
+    /// Which of `ids` belong to jobs that are queued but not due yet, or claimed elsewhere: a
+    /// dependency on one of them is waited for however long that takes.
+    func pendingJobIDs(among ids: Set<String>) throws -> Set<String>
 
     /// How the job with this id was settled, by this run or another; nil when no settled job has it.
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome?

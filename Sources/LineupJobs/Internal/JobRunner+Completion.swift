@@ -136,7 +136,7 @@ extension JobRunner {
             try jobs.fail(record.claimed, report: report)
         } catch {
             // The file stays in active/; recovery at the next start deals with it.
-            logger.error("cannot move a failed job to failed/", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
+            logger.error("cannot settle a failed job", metadata: ["job": "\(record.jobID)", "queue": "\(jobs.location)", "error": "\(error)"])
         }
         if let id = record.file?.id {
             finished.note(id: id, .failed(reason: reason))
@@ -152,7 +152,7 @@ extension JobRunner {
         do {
             try jobs.release(record.claimed)
         } catch {
-            logger.error("cannot return a job to new/", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
+            logger.error("cannot give a job back", metadata: ["job": "\(record.jobID)", "queue": "\(jobs.location)", "error": "\(error)"])
         }
         settle(record, .released)
         events.emit(.jobReleased(record.info))

@@ -388,7 +388,7 @@ final class JobRunner: @unchecked Sendable {
             case let .waitingForDependencies(unresolved) = record.state
         else { return }
         // A job scheduled for later is waited for however long that is.
-        if let pending = try? jobs.pendingJobIDs(), !unresolved.isDisjoint(with: pending) {
+        if let pending = try? jobs.pendingJobIDs(among: unresolved), !pending.isEmpty {
             coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
                 self.dependencyWaitExpired(claim: claim, timeout: timeout)
             }

@@ -48,8 +48,8 @@ final class SpoolJobQueue: JobQueue {
         try spool.releaseClaimedBulks()
     }
 
-    func pendingJobIDs() throws -> Set<String> {
-        try spool.scheduledJobIDs()
+    func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
+        try spool.scheduledJobIDs().intersection(ids)
     }
 
     /// Reads the job files in `done/` and `failed/` not read yet, lazily: only when the runner

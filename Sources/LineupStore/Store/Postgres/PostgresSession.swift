@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+public import Foundation
+public import Logging
 import NIOCore
 import NIOPosix
 import LineupLocking
@@ -7,11 +7,15 @@ import PostgresNIO
 
 /// One connection to PostgreSQL, used synchronously: the contexts run on their own queues and
 /// wait for the store, as they wait for SQLite. Each call blocks its thread on the connection's
-/// future, never an event loop's (postgres-nio's loops are its own).
+/// future, never an event loop's (postgres-nio's loops are its own): never call it from a Swift
+/// concurrency task's thread or an event loop.
+///
+/// Public for what lives beside the store in the same database (LineupJobs keeps its jobs
+/// there); values go in and out as ``StoreValue``s.
 ///
 /// One thread at a time uses a session (the pool hands it out, or the one context that owns it
 /// calls it on its queue); `lock` makes that so even for a caller that forgets.
-final class PostgresSession: @unchecked Sendable {
+public final class PostgresSession: @unchecked Sendable {
     // @unchecked Sendable: `isClosed` is only touched under `lock`; the rest is immutable (and
     // `PostgresConnection` is Sendable).
     private let connection: PostgresConnection
@@ -19,7 +23,8 @@ final class PostgresSession: @unchecked Sendable {
     private let lock = NSLock()
     /// Set by `close()`, under `lock`.
     private var isClosed = false
-    let location: String
+    /// The database's URL without its password, for messages.
+    public let location: String
 
     private init(connection: PostgresConnection, logger: Logger, location: String) {
         self.connection = connection
@@ -39,6 +44,17 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`).
+    public static func connect(to url: URL, logger: Logger) throws -> PostgresSession {
+        let (configuration, location) = try PostgresStore.configuration(from: url)
+        return try connect(configuration, location: location, logger: logger)
+    }
+
+    /// Runs one statement and returns its rows as store values (`$1`, `$2`… are `arguments`).
+    public func rows(_ sql: String, _ arguments: [StoreValue] = []) throws -> [[StoreValue]] {
+        try query(sql, arguments).map { try $0.storeValues() }
+    }
+
     /// Runs one statement and returns all its rows.
     @discardableResult
     func query(_ sql: String, _ arguments: [StoreValue] = []) throws -> [PostgresRow] {
@@ -47,12 +63,12 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Runs one statement and returns the number of rows it changed.
     @discardableResult
-    func execute(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int {
+    public func execute(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int {
         try run(sql, arguments).metadata.rows ?? 0
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+    public func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         try execute(begin)
         do {
             let result = try body()
@@ -66,12 +82,19 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    func close() {
+    public func close() {
         lock.withLock {
             guard !isClosed else { return }
             isClosed = true
             _ = try? connection.close().wait()
         }
+    }
+
+    /// Calls `onNotification` with the payload of each `NOTIFY` on `channel`, on one of
+    /// postgres-nio's event loops (keep it short), until the session is closed.
+    public func listen(to channel: String, onNotification: @escaping @Sendable (String) -> Void) throws {
+        connection.addListener(channel: channel) { _, notification in onNotification(notification.payload) }
+        try execute("LISTEN \(channel)")
     }
 
     private func run(_ sql: String, _ arguments: [StoreValue]) throws -> PostgresQueryResult {

@@ -1,8 +1,10 @@
 import Foundation
 
 /// The connections that task contexts read with: at most `capacity`, opened on first need. A read
-/// waits while every one is in use, as a task waits for one of SQLite's pooled readers.
-final class PostgresSessionPool: @unchecked Sendable {
+/// waits while every one is in use, as a task waits for one of SQLite's pooled readers. A
+/// connection whose call failed is closed, not reused: the next use connects afresh, so a pool
+/// outlives a server's restart.
+public final class PostgresSessionPool: @unchecked Sendable {
     // @unchecked Sendable: `idle` and `opened` are only touched under `condition`'s lock; the
     // rest is immutable.
     private let condition = NSCondition()
@@ -11,14 +13,14 @@ final class PostgresSessionPool: @unchecked Sendable {
     private let capacity: Int
     private let connect: @Sendable () throws -> PostgresSession
 
-    init(capacity: Int, connect: @escaping @Sendable () throws -> PostgresSession) {
+    public init(capacity: Int, connect: @escaping @Sendable () throws -> PostgresSession) {
         precondition(capacity > 0, "a pool needs at least one connection")
         self.capacity = capacity
         self.connect = connect
     }
 
     /// Runs `body` with a connection that no other thread uses meanwhile.
-    func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+    public func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         let session = try checkOut()
         do {
             let result = try body(session)
@@ -31,7 +33,7 @@ final class PostgresSessionPool: @unchecked Sendable {
         }
     }
 
-    func close() {
+    public func close() {
         condition.lock()
         let sessions = idle
         idle = []

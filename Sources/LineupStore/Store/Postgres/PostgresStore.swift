@@ -137,10 +137,12 @@ final class PostgresStore: PersistentStore {
                 try $0.storeValues()[0].textValue
             })
         guard tables.contains("lineup_metadata") else {
-            guard tables.isEmpty else {
+            // Lineup's own tables beside the store's (the daemon's jobs) may come first.
+            let foreign = tables.filter { !$0.hasPrefix("lineup_") }
+            guard foreign.isEmpty else {
                 throw StoreError(
                     .storeNotOurs,
-                    "\(location) holds tables that Lineup did not create (\(tables.sorted().joined(separator: ", ")))")
+                    "\(location) holds tables that Lineup did not create (\(foreign.sorted().joined(separator: ", ")))")
             }
             let identifier = UUID()
             try session.execute("CREATE TABLE lineup_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")

@@ -1,0 +1,191 @@
+public import Foundation
+import LineupSpool
+import LineupStore
+public import Logging
+
+/// The jobs of daemons that share one PostgreSQL database (`lineupd --database`): the table
+/// `lineup_jobs` beside the store's tables, and `lineup_daemons`, the daemons that hold claims,
+/// each with a lease that its heartbeats renew.
+///
+/// A job's row goes `available` → `running` (claimed by one daemon with `FOR UPDATE SKIP LOCKED`)
+/// → `done`, in the transaction of the flush that writes its rows, or `failed`. It goes back to
+/// `available` when its daemon gives it back at shutdown, or dies and its lease runs out; a job
+/// whose daemons died under it more than `poisonThreshold` times fails instead (poison).
+///
+/// Enqueueing inserts rows and notifies `lineup_jobs` in the same transaction, so listening
+/// daemons claim at once; they also poll, in case a notification is lost with a connection.
+public final class JobDatabase: Sendable {
+    /// A job to insert: a job file's bytes, and the name it was enqueued under.
+    public struct Submission: Sendable {
+        public var name: String
+        public var contents: Data
+        /// A key that makes inserting the same job twice insert it once: a host's spool intake
+        /// uses the job file's name in its `active/` (see `DatabaseIntake`). nil: always inserted.
+        public var intakeKey: String?
+
+        public init(name: String, contents: Data, intakeKey: String? = nil) {
+            self.name = name
+            self.contents = contents
+            self.intakeKey = intakeKey
+        }
+    }
+
+    /// The channel that enqueueing and giving jobs back notify.
+    static let channel = "lineup_jobs"
+    /// Held (for its transaction) by whoever creates the tables.
+    private static let schemaLock = 0x6C69_6E65_7570_6A  // "lineupj"
+
+    /// The database's URL without its password.
+    public let location: String
+    let url: URL
+    let sessions: PostgresSessionPool
+    let logger: Logger
+
+    /// Connects to the database at `url` and creates the tables if they are not there.
+    public init(url: URL, logger: Logger, connections: Int = 2) throws {
+        self.url = url
+        self.logger = logger
+        let first = try PostgresSession.connect(to: url, logger: logger)
+        location = first.location
+        first.close()
+        sessions = PostgresSessionPool(capacity: connections) { try PostgresSession.connect(to: url, logger: logger) }
+        try sessions.withSession { session in try session.transaction { try Self.prepareSchema(session) } }
+    }
+
+    public func close() {
+        sessions.close()
+    }
+
+    /// Inserts the jobs in one transaction and wakes the daemons; returns how many were
+    /// inserted (a job whose intake key is in the table already is not inserted again).
+    ///
+    /// A job file that is not valid is inserted all the same: the daemon that claims it fails it
+    /// with the reason, as a daemon fails a broken file in its spool, and nothing is lost.
+    @discardableResult
+    public func enqueue(_ submissions: [Submission]) throws -> Int {
+        guard !submissions.isEmpty else { return 0 }
+        let rows = submissions.map { submission in
+            let file = try? JobFile(data: submission.contents, path: submission.name)
+            return SubmittedRow(
+                name: submission.name, jobID: file?.id, kind: file?.kind,
+                contents: submission.contents.base64EncodedString(),
+                notBefore: file?.notBefore?.timeIntervalSince1970, intakeKey: submission.intakeKey)
+        }
+        let json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+        return try sessions.withSession { session in
+            try session.transaction {
+                let inserted = try session.execute(
+                    """
+                    INSERT INTO lineup_jobs (name, job_id, kind, contents, not_before, intake_key)
+                    SELECT v.name, v.job_id, v.kind, decode(v.contents, 'base64'),
+                           COALESCE(to_timestamp(v.not_before), now()), v.intake_key
+                    FROM jsonb_to_recordset($1::jsonb)
+                         AS v(name text, job_id text, kind text, contents text, not_before float8, intake_key text)
+                    ON CONFLICT (intake_key) DO NOTHING
+                    """, [.text(json)])
+                try session.execute("SELECT pg_notify('\(Self.channel)', '')")
+                return inserted
+            }
+        }
+    }
+
+    /// The number of jobs in each state: `available` (due or not), `running`, `done`, `failed`.
+    public func counts() throws -> [String: Int] {
+        try sessions.withSession { session in
+            var counts = ["available": 0, "running": 0, "done": 0, "failed": 0]
+            for row in try session.rows("SELECT state, count(*) FROM lineup_jobs GROUP BY state") {
+                if case let .text(state) = row[0], case let .integer(count) = row[1] { counts[state] = Int(count) }
+            }
+            return counts
+        }
+    }
+
+    /// How the job with this id was settled (done wins over failed, as in a spool); nil when no
+    /// job with it is done or failed.
+    func settledOutcome(ofJobID id: String) throws -> SettledJobOutcome? {
+        try sessions.withSession { session in
+            let rows = try session.rows(
+                """
+                SELECT state, reason FROM lineup_jobs WHERE job_id = $1 AND state IN ('done', 'failed')
+                ORDER BY state = 'done' DESC, id DESC LIMIT 1
+                """, [.text(id)])
+            guard let row = rows.first else { return nil }
+            if row[0] == .text("done") { return .done }
+            if case let .text(reason) = row[1] { return .failed(reason: reason) }
+            return .failed(reason: "see \(location), table lineup_jobs, job id \(id)")
+        }
+    }
+
+    /// Which of `ids` belong to jobs that are queued or running (here or on another daemon).
+    func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let list = String(decoding: try JSONEncoder().encode(ids.sorted()), as: UTF8.self)
+        return try sessions.withSession { session in
+            Set(
+                try session.rows(
+                    """
+                    SELECT DISTINCT job_id FROM lineup_jobs
+                    WHERE state IN ('available', 'running') AND job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
+                    """, [.text(list)]
+                ).compactMap { if case let .text(id) = $0[0] { id } else { nil } })
+        }
+    }
+
+    /// A row as `enqueue` hands it to `jsonb_to_recordset`: one parameter for any number of jobs.
+    private struct SubmittedRow: Encodable {
+        let name: String
+        let jobID: String?
+        let kind: String?
+        let contents: String
+        let notBefore: Double?
+        let intakeKey: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name, kind, contents
+            case jobID = "job_id", notBefore = "not_before", intakeKey = "intake_key"
+        }
+    }
+
+    private static func prepareSchema(_ session: PostgresSession) throws {
+        // Several daemons starting on a new database at once create the tables once.
+        try session.execute("SELECT pg_advisory_xact_lock(\(schemaLock))")
+        try session.execute(
+            """
+            CREATE TABLE IF NOT EXISTS lineup_daemons (
+                id BIGSERIAL PRIMARY KEY,
+                host TEXT NOT NULL,
+                pid INTEGER NOT NULL,
+                started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                lease_expires_at TIMESTAMPTZ NOT NULL
+            )
+            """)
+        try session.execute(
+            """
+            CREATE TABLE IF NOT EXISTS lineup_jobs (
+                id BIGSERIAL PRIMARY KEY,
+                name TEXT NOT NULL,
+                job_id TEXT,
+                kind TEXT,
+                contents BYTEA NOT NULL,
+                state TEXT NOT NULL DEFAULT 'available'
+                    CHECK (state IN ('available', 'running', 'done', 'failed')),
+                not_before TIMESTAMPTZ NOT NULL DEFAULT now(),
+                enqueued_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                claims INTEGER NOT NULL DEFAULT 0,
+                failed_attempts INTEGER NOT NULL DEFAULT 0,
+                interruptions INTEGER NOT NULL DEFAULT 0,
+                claimed_by BIGINT,
+                claimed_at TIMESTAMPTZ,
+                finished_at TIMESTAMPTZ,
+                report TEXT,
+                reason TEXT,
+                intake_key TEXT UNIQUE
+            )
+            """)
+        try session.execute(
+            "CREATE INDEX IF NOT EXISTS lineup_jobs_due ON lineup_jobs (not_before, id) WHERE state = 'available'")
+        try session.execute(
+            "CREATE INDEX IF NOT EXISTS lineup_jobs_running ON lineup_jobs (claimed_by) WHERE state = 'running'")
+        try session.execute("CREATE INDEX IF NOT EXISTS lineup_jobs_job_id ON lineup_jobs (job_id)")
+    }
+}

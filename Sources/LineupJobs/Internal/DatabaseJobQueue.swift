@@ -1,0 +1,326 @@
+import Dispatch
+import Foundation
+import LineupLocking
+import LineupSpool
+import LineupStore
+import Logging
+
+/// One daemon's claims on the jobs of a ``JobDatabase``: claimed with `FOR UPDATE SKIP LOCKED`,
+/// held under the daemon's lease, and acknowledged in the transaction of the flush that writes
+/// their rows (exactly once).
+///
+/// **Leases.** The daemon has a row in `lineup_daemons` whose `lease_expires_at` its heartbeats
+/// push forward. Every daemon, on each tick, deletes the rows of daemons whose lease ran out and
+/// gives their running jobs back in the same statement (counting an interruption, failing a job
+/// interrupted more than `poisonThreshold` times). One lease per daemon rather than per job: a
+/// heartbeat costs one row whatever the number of jobs.
+///
+/// **Fencing.** A claim is the pair (row, `claims` count) and the claiming daemon: every
+/// statement that settles a job checks all three, so a daemon that lost its lease settles
+/// nothing. The acknowledgement goes in the flush's transaction and must change exactly the
+/// jobs it names; if another daemon took one of them back, the flush is rolled back with its
+/// rows and the daemon stops (``DaemonError/Code/leaseLost``): the daemon that runs the job
+/// again writes its rows, once.
+///
+/// Rows that a job saved in chunks before it finished (a row-limit flush) are not fenced: a job
+/// run again after its daemon died writes them again, as with the spool (imports upsert).
+final class DatabaseJobQueue: JobQueue {
+    let database: JobDatabase
+    /// This daemon's row in `lineup_daemons`.
+    let daemonID: Int64
+    let lease: Duration
+    let poisonThreshold: Int
+    private let logger: Logger
+    private let leaseLost: @Sendable (String) -> Void
+    /// Heartbeats, rescues and polls, on a queue of their own: never the coordinator's.
+    private let ticks = DispatchQueue(label: "lineup.jobs.lease")
+    /// Whether the ticks go on (``start(pollInterval:hint:)`` to ``stop()``).
+    private let isTicking = Locked(false)
+    private let lastHeartbeat = Locked(ContinuousClock.now)
+    private let listener = Locked<PostgresSession?>(nil)
+
+    /// Registers this daemon in `lineup_daemons` with a lease of `lease`.
+    init(
+        database: JobDatabase, lease: Duration, poisonThreshold: Int, logger: Logger,
+        leaseLost: @escaping @Sendable (String) -> Void
+    ) throws {
+        self.database = database
+        self.lease = lease
+        self.poisonThreshold = poisonThreshold
+        self.logger = logger
+        self.leaseLost = leaseLost
+        let host = ProcessInfo.processInfo.hostName
+        let pid = Int64(ProcessInfo.processInfo.processIdentifier)
+        daemonID = try database.sessions.withSession { session in
+            guard let row = try session.rows(
+                "INSERT INTO lineup_daemons (host, pid, lease_expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING id",
+                [.text(host), .integer(pid), .real(Self.seconds(lease))]
+            ).first, case let .integer(id) = row[0]
+            else { throw DaemonError(.storeUnavailable, path: database.location, "cannot register the daemon in lineup_daemons") }
+            return id
+        }
+    }
+
+    var location: String { database.location }
+
+    // MARK: - Waking and leasing
+
+    /// Starts listening for new jobs and the ticks that renew the lease, take jobs back from
+    /// daemons whose lease ran out, and poll (a notification is lost with its connection):
+    /// `hint` is called when jobs may be due.
+    func start(pollInterval: Duration, hint: @escaping @Sendable () -> Void) {
+        do {
+            let session = try PostgresSession.connect(to: database.url, logger: logger)
+            try session.listen(to: JobDatabase.channel) { _ in hint() }
+            listener.withLock { $0 = session }
+        } catch {
+            logger.warning("cannot listen for new jobs; polling only", metadata: ["database": "\(location)", "error": "\(error)"])
+        }
+        isTicking.withLock { $0 = true }
+        tick(every: min(pollInterval, lease / 3), hint: hint)
+    }
+
+    private func tick(every interval: Duration, hint: @escaping @Sendable () -> Void) {
+        ticks.asyncAfter(deadline: .now() + interval.dispatchInterval) { [weak self] in
+            guard let self, self.isTicking.withLock({ $0 }) else { return }
+            self.renewLease()
+            do {
+                try self.rescueExpiredClaims()
+            } catch {
+                self.logger.warning("cannot take jobs back from daemons whose lease ran out", metadata: ["error": "\(error)"])
+            }
+            // The poll: jobs may have come due (`notBefore`), or come with a notification lost.
+            hint()
+            self.tick(every: interval, hint: hint)
+        }
+    }
+
+    /// Stops the ticks and gives up the lease: jobs still claimed (tasks that ignored
+    /// cancellation) are taken back at once, as from a daemon that died.
+    func stop() {
+        isTicking.withLock { $0 = false }
+        // A tick under way ends first.
+        ticks.sync {}
+        let session = listener.withLock { session in
+            defer { session = nil }
+            return session
+        }
+        session?.close()
+        do {
+            _ = try database.sessions.withSession { session in
+                try session.execute("UPDATE lineup_daemons SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [.integer(daemonID)])
+            }
+            try rescueExpiredClaims()
+        } catch {
+            logger.error("cannot give up the lease; other daemons take its jobs back when it runs out", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Pushes the lease forward. A lease that cannot be renewed for its whole length, or whose
+    /// row is gone (another daemon took its jobs back), is lost: the daemon is told to stop.
+    private func renewLease() {
+        do {
+            let renewed = try database.sessions.withSession { session in
+                try session.execute(
+                    "UPDATE lineup_daemons SET lease_expires_at = now() + make_interval(secs => $2) WHERE id = $1",
+                    [.integer(daemonID), .real(Self.seconds(lease))])
+            }
+            guard renewed == 1 else {
+                leaseLost("its lease ran out before a heartbeat renewed it, and other daemons took its jobs back")
+                return
+            }
+            lastHeartbeat.withLock { $0 = .now }
+        } catch {
+            let since = ContinuousClock.now - lastHeartbeat.withLock { $0 }
+            logger.warning("cannot renew the lease", metadata: ["database": "\(location)", "error": "\(error)"])
+            if since >= lease {
+                leaseLost("no heartbeat reached the database for \(DaemonConfiguration.seconds(since)) s (lease \(DaemonConfiguration.seconds(lease)) s): \(error)")
+            }
+        }
+    }
+
+    /// Deletes the daemons whose lease ran out and gives their running jobs back (or fails those
+    /// interrupted too often); returns how many jobs it gave back or failed.
+    @discardableResult
+    func rescueExpiredClaims() throws -> Int {
+        try database.sessions.withSession { session in
+            let rescued = try session.rows(
+                """
+                WITH expired AS (DELETE FROM lineup_daemons WHERE lease_expires_at < now() RETURNING id)
+                UPDATE lineup_jobs SET
+                    interruptions = interruptions + 1,
+                    state = CASE WHEN interruptions + 1 > $1 THEN 'failed' ELSE 'available' END,
+                    finished_at = CASE WHEN interruptions + 1 > $1 THEN now() END,
+                    reason = CASE WHEN interruptions + 1 > $1 THEN
+                        name || '.job.json: poison: the daemons running it stopped ' || (interruptions + 1)
+                        || ' times (poisonThreshold ' || $1 || '); not run again' ELSE reason END
+                WHERE state = 'running' AND claimed_by IN (SELECT id FROM expired)
+                RETURNING id, name, state
+                """, [.integer(Int64(poisonThreshold))])
+            if !rescued.isEmpty {
+                try session.execute("SELECT pg_notify('\(JobDatabase.channel)', '')")
+                for row in rescued {
+                    logger.warning(
+                        row[2] == .text("failed") ? "job failed as poison: its daemons died under it too often" : "job taken back from a daemon whose lease ran out",
+                        metadata: ["job": "\(row[1])", "row": "\(row[0])"])
+                }
+            }
+            return rescued.count
+        }
+    }
+
+    // MARK: - Claiming and settling
+
+    func claimNext() throws -> ClaimedJob? {
+        let rows = try database.sessions.withSession { session in
+            try session.rows(
+                """
+                UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
+                FROM (SELECT id FROM lineup_jobs WHERE state = 'available' AND not_before <= now()
+                      ORDER BY not_before, id LIMIT 1 FOR UPDATE SKIP LOCKED) AS due
+                WHERE j.id = due.id
+                RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
+                          extract(epoch FROM j.not_before)::float8
+                """, [.integer(daemonID)])
+        }
+        guard let row = rows.first,
+            case let .integer(id) = row[0], case let .text(name) = row[1], case let .blob(contents) = row[2],
+            case let .integer(claims) = row[3], case let .integer(failedAttempts) = row[4],
+            case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6]
+        else { return nil }
+        return ClaimedJob(
+            name: name, claim: Claim(row: id, claims: claims).text, location: "\(location)#lineup_jobs/\(id)",
+            contents: contents, interruptions: Int(interruptions), failedAttempts: Int(failedAttempts),
+            notBefore: Date(timeIntervalSince1970: notBefore), claimedAt: Date())
+    }
+
+    func postpone(_ job: ClaimedJob, until notBefore: Date) throws {
+        try settle(
+            job, "state = 'available', claimed_by = NULL, not_before = to_timestamp($4)",
+            [.real(notBefore.timeIntervalSince1970)], notifying: true)
+    }
+
+    func recordFailedAttempt(of job: ClaimedJob) throws -> ClaimedJob {
+        try settle(job, "failed_attempts = failed_attempts + 1", [])
+        return ClaimedJob(
+            name: job.name, claim: job.claim, location: job.path, contents: job.contents, interruptions: job.interruptions,
+            failedAttempts: job.failedAttempts + 1, notBefore: job.notBefore, claimedAt: job.claimedAt)
+    }
+
+    func fail(_ job: ClaimedJob, report: JobFailureReport) throws {
+        let text = String(decoding: try report.encoded(), as: UTF8.self)
+        try settle(
+            job, "state = 'failed', finished_at = now(), report = $4, reason = $5", [.text(text), .text(report.reason)])
+    }
+
+    func release(_ job: ClaimedJob) throws {
+        try settle(job, "state = 'available', claimed_by = NULL", [], notifying: true)
+    }
+
+    /// Nothing: jobs are claimed one at a time, as the runner asks.
+    func releaseUnhandedClaims() throws {}
+
+    func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
+        try database.pendingJobIDs(among: ids)
+    }
+
+    func settledOutcome(ofJobID id: String) -> SettledJobOutcome? {
+        do {
+            return try database.settledOutcome(ofJobID: id)
+        } catch {
+            logger.error("cannot look up a settled job", metadata: ["id": "\(id)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Changes a job's row while this daemon holds its claim (`$1` the row, `$2` its claims,
+    /// `$3` this daemon; `arguments` are `$4`…). A claim no longer held throws.
+    private func settle(_ job: ClaimedJob, _ assignments: String, _ arguments: [StoreValue], notifying: Bool = false) throws {
+        let claim = Claim(job.claim)
+        try database.sessions.withSession { session in
+            try session.transaction {
+                let changed = try session.execute(
+                    "UPDATE lineup_jobs SET \(assignments) WHERE id = $1 AND claims = $2 AND claimed_by = $3 AND state = 'running'",
+                    [.integer(claim.row), .integer(claim.claims), .integer(daemonID)] + arguments)
+                guard changed == 1 else {
+                    throw DaemonError(
+                        .leaseLost, path: job.path,
+                        "\(job.enqueuedFileName): this daemon no longer holds the job (its lease ran out and another daemon took it back)")
+                }
+                if notifying { try session.execute("SELECT pg_notify('\(JobDatabase.channel)', '')") }
+            }
+        }
+    }
+
+    // MARK: - Acknowledging
+
+    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> GroupCommitter.Job {
+        GroupCommitter.Job(claimed: job, report: report, staged: nil)
+    }
+
+    /// Flushes with the jobs' acknowledgement in the same transaction: their rows and their
+    /// `done` commit together, or neither does.
+    func commit(_ jobs: [GroupCommitter.Job], flushing container: PersistentContainer, logger: Logger) -> GroupCommitter.Outcome {
+        let statements: [FlushStatement]
+        do {
+            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs)]
+        } catch {
+            return GroupCommitter.Outcome(flush: .failure(error), filed: [])
+        }
+        let flush = Result { try container.flush(including: statements) }
+        if case let .failure(error as StoreError) = flush, error.code == .unexpectedRowCount {
+            leaseLost("a flush found jobs of its own taken back by other daemons; it was rolled back with their rows")
+        }
+        guard case .success = flush else { return GroupCommitter.Outcome(flush: flush, filed: []) }
+        return GroupCommitter.Outcome(flush: flush, filed: Set(jobs.map(\.claimed.claim)))
+    }
+
+    /// One statement for the whole group, which must change every job of it: a job that another
+    /// daemon took back rolls the flush back.
+    private func acknowledgement(of jobs: [GroupCommitter.Job]) throws -> FlushStatement {
+        struct Acknowledged: Encodable {
+            let id: Int64
+            let claims: Int64
+            let report: String
+        }
+        let rows = try jobs.map { job in
+            let claim = Claim(job.claimed.claim)
+            return Acknowledged(id: claim.row, claims: claim.claims, report: String(decoding: try job.report.encoded(), as: UTF8.self))
+        }
+        return FlushStatement(
+            """
+            UPDATE lineup_jobs AS j SET state = 'done', finished_at = now(), report = v.report
+            FROM jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer, report text)
+            WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'running'
+            """,
+            arguments: [.text(String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)), .integer(daemonID)],
+            expectedRowCount: jobs.count)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// A claim on a job's row, as ``ClaimedJob/claim`` spells it: `<row>.<claims>`, the row's id and
+/// how many times it had been claimed, so that every claim of a row is told apart.
+private struct Claim {
+    let row: Int64
+    let claims: Int64
+
+    init(row: Int64, claims: Int64) {
+        self.row = row
+        self.claims = claims
+    }
+
+    /// Reads a claim that ``DatabaseJobQueue/claimNext()`` made.
+    init(_ text: String) {
+        let parts = text.split(separator: ".")
+        guard parts.count == 2, let row = Int64(parts[0]), let claims = Int64(parts[1]) else {
+            preconditionFailure("\(text) is not the claim of a job in a database")
+        }
+        self.init(row: row, claims: claims)
+    }
+
+    var text: String { "\(row).\(claims)" }
+}
