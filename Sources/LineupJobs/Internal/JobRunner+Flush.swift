@@ -98,7 +98,7 @@ extension JobRunner {
             events.emit(.jobAcknowledged(record.info, job.report))
             settle(record, .acknowledged)
             acknowledged.append(record.name)
-            logger.info("job acknowledged", metadata: ["job": "\(record.jobID)", "file": "done/\(record.claimed.fileName)"])
+            logger.info("job acknowledged", metadata: ["job": "\(record.jobID)", "claim": "\(record.claim)"])
         }
         let summary = FlushSummary(
             reason: reason, rowsFromMain: report.rowsFromMain, rowsWritten: report.rowsWritten,
