@@ -55,8 +55,10 @@ extension DaemonTests {
                 let hosts = (0..<Self.hostCount).map { sandbox.root.appending(path: "host-\($0)", directoryHint: .isDirectory) }
                 for host in hosts { try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true) }
                 let spools = try hosts.map { try SpoolDirectory(root: $0.appending(path: "spool")) }
+                var launches = Array(repeating: 0, count: Self.hostCount)
                 func launch(_ host: Int) throws -> ChildProcess {
-                    try sandbox.launch(
+                    launches[host] += 1
+                    return try sandbox.launch(
                         Binaries.lineupd,
                         [
                             "--database", url, "--spool", hosts[host].appending(path: "spool").path, "--input", sandbox.input.path,
@@ -104,9 +106,18 @@ extension DaemonTests {
                 try await sandbox.poll("every job to be done or failed", timeout: .seconds(120)) {
                     try psql("SELECT count(*) FROM lineup_jobs WHERE state IN ('done', 'failed')") == "\(jobCount)"
                 }
+                // A SIGTERM before lineupd handles signals ends it by default, as it would any
+                // process: the stop waits until each has started (this test checks clean stops).
+                try await sandbox.poll("the last daemons to start", timeout: .seconds(60)) {
+                    try (0..<Self.hostCount).allSatisfy { host in
+                        let log = try String(contentsOf: sandbox.logs.appending(path: "lineupd-host\(host).stderr"), encoding: .utf8)
+                        return log.components(separatedBy: Sandbox.startedLine).count - 1 == launches[host]
+                    }
+                }
                 for daemon in daemons { daemon.send(SIGTERM) }
                 for daemon in daemons {
-                    #expect(try await daemon.waitForExit(timeout: .seconds(60)) == .exited(0), "\(daemon.logTail())")
+                    let termination = try await daemon.waitForExit(timeout: .seconds(60))
+                    #expect(termination == .exited(0), "\(termination)\n\(daemon.logTail())")
                 }
                 print("database crash test: \(jobsTakenBack) running job(s) taken back after kills; longest wait \(longestRescue)")
 

@@ -177,4 +177,137 @@ struct DatabaseJobsTests {
         let labels = try database.psql("SELECT count(*), count(DISTINCT label) FROM \"TestRow\"")
         #expect(labels == "40|40")
     }
+
+    // MARK: - What the spool's runner checks, on the table
+
+    @Test func aJobAfterAnotherIsClaimedOnlyOnceThatOneIsDone() async throws {
+        let database = try Database()
+        let harness = try harness(database) { $0.flushesWhenIdle = true }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let dependent = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "second", "after": ["first"]])
+        let first = try harness.enqueue(["kind": "insert-rows", "count": 2, "id": "first"])
+        _ = try await events.acknowledged(first.name)
+        _ = try await events.acknowledged(dependent.name)
+        #expect(
+            try database.psql(
+                "SELECT b.claimed_at >= a.finished_at FROM lineup_jobs a, lineup_jobs b WHERE a.job_id = 'first' AND b.job_id = 'second'")
+                == "t")
+        #expect(try harness.rowsOnDisk() == 3)
+        try await harness.stop(run)
+    }
+
+    @Test func aJobAfterOneThatFailedFails() async throws {
+        let database = try Database()
+        let harness = try harness(database) { $0.flushesWhenIdle = true }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let failing = try harness.enqueue(["kind": "fail-n-times", "failures": 5, "maxAttempts": 1, "id": "failing"])
+        _ = try await events.failed(failing.name)
+        let dependent = try harness.enqueue(["kind": "insert-rows", "count": 1, "after": ["failing"]])
+        let report = try await events.failed(dependent.name)
+        #expect(report.reason.contains("job failing in `after` failed"))
+        #expect(try harness.rowsOnDisk() == 0)
+        try await harness.stop(run)
+    }
+
+    /// No daemon ever claims a job of a cycle (each waits for the other to be settled): the
+    /// daemons' ticks find the cycle and fail it, as a spool's runner does at claim time.
+    @Test func jobsThatWaitForEachOtherFailAsACycle() async throws {
+        let database = try Database()
+        let harness = try harness(database)
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let first = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "a", "after": ["b"]])
+        let second = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "b", "after": ["a"]])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try database.counts()["failed"] != 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let reasons = try database.psql("SELECT reason FROM lineup_jobs ORDER BY id").split(separator: "\n")
+        #expect(reasons == [
+            "\(first.name).job.json: dependency cycle: job a waits, through `after`, for jobs that wait for it",
+            "\(second.name).job.json: dependency cycle: job b waits, through `after`, for jobs that wait for it",
+        ])
+        try await harness.stop(run)
+        await events.drain()
+        #expect(!events.seen.contains { if case .jobStarted = $0 { true } else { false } })
+    }
+
+    @Test func aJobWhoseUniqueKeyIsHeldByAQueuedJobGoesInFailed() throws {
+        let database = try Database()
+        let jobs = try database.jobs()
+        defer { jobs.close() }
+        func submission(_ name: String) throws -> JobDatabase.Submission {
+            JobDatabase.Submission(name: name, contents: try JobFile(kind: "insert-rows", uniqueKey: "nightly", parameters: ["count": 1]).encoded())
+        }
+        // Two in one batch, then one more: the first holds the key.
+        #expect(try jobs.enqueue([try submission("first"), try submission("second")]) == 2)
+        #expect(try jobs.enqueue([try submission("third")]) == 1)
+        let rows = try database.psql("SELECT name, state, coalesce(reason, '') FROM lineup_jobs ORDER BY id").split(separator: "\n")
+        #expect(rows == [
+            "first|available|",
+            "second|failed|second.job.json: duplicate job: refused: job first holds uniqueKey `nightly` and is queued or running",
+            "third|failed|third.job.json: duplicate job: refused: job first holds uniqueKey `nightly` and is queued or running",
+        ])
+        // Once the holder is settled, the key is free again.
+        _ = try database.psql("UPDATE lineup_jobs SET state = 'done' WHERE name = 'first'")
+        try jobs.enqueue([try submission("fourth")])
+        #expect(try database.psql("SELECT state FROM lineup_jobs WHERE name = 'fourth'") == "available")
+    }
+
+    /// A daemon that died: once its lease has run out, its jobs go back to the queue, but for one
+    /// whose daemons died under it more often than the poison threshold, which fails.
+    @Test func jobsOfADaemonWhoseLeaseRanOutAreTakenBackOrSetAsideAsPoison() async throws {
+        let database = try Database()
+        let jobs = try database.jobs()
+        try jobs.enqueue([
+            JobDatabase.Submission(name: "survivor", contents: try JobFile(kind: "insert-rows", parameters: ["count": 2]).encoded()),
+            JobDatabase.Submission(name: "poison", contents: try JobFile(kind: "insert-rows", parameters: ["count": 3]).encoded()),
+        ])
+        jobs.close()
+        _ = try database.psql(
+            """
+            WITH dead AS (INSERT INTO lineup_daemons (host, pid, lease_expires_at)
+                          VALUES ('gone', 1, now() - interval '1 second') RETURNING id)
+            UPDATE lineup_jobs SET state = 'running', claims = 1, claimed_by = (SELECT id FROM dead),
+                interruptions = CASE name WHEN 'poison' THEN 2 ELSE 0 END
+            """)
+        let harness = try harness(database) { $0.flushesWhenIdle = true; $0.maxInterruptions = 2 }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let report = try await events.acknowledged("survivor")
+        #expect(report.interruptions == 1)
+        #expect(try harness.rowsOnDisk() == 2)
+        #expect(
+            try database.psql("SELECT state, interruptions, reason FROM lineup_jobs WHERE name = 'poison'")
+                == "failed|3|poison.job.json: poison: the daemons running it stopped 3 times (poisonThreshold 2); not run again")
+        #expect(try database.psql("SELECT count(*) FROM lineup_daemons WHERE host = 'gone'") == "0")
+        try await harness.stop(run)
+    }
+
+    @Test func aFailedAttemptIsRetriedAndCountedInTheTable() async throws {
+        let database = try Database()
+        let harness = try harness(database) { $0.flushesWhenIdle = true }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "fail-n-times", "failures": 2, "maxAttempts": 3])
+        let report = try await events.acknowledged(entry.name)
+        #expect(report.attempts == 3)
+        #expect(try database.psql("SELECT state, failed_attempts FROM lineup_jobs") == "done|2")
+        try await harness.stop(run)
+    }
+
+    @Test func aJobForLaterIsClaimedAtItsTime() async throws {
+        let database = try Database()
+        let harness = try harness(database) { $0.flushesWhenIdle = true; $0.rescanInterval = .milliseconds(100) }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let notBefore = Date().addingTimeInterval(1.5)
+        let entry = try harness.spool.enqueue(JobFile(kind: "insert-rows", notBefore: notBefore, parameters: ["count": 1]))
+        _ = try await events.acknowledged(entry.name)
+        let claimedAt = try database.psql("SELECT extract(epoch FROM claimed_at) FROM lineup_jobs")
+        #expect(try #require(Double(claimedAt)) >= notBefore.timeIntervalSince1970.rounded(.down))
+        try await harness.stop(run)
+    }
 }

@@ -14,6 +14,12 @@ public import Logging
 ///
 /// Enqueueing inserts rows and notifies `lineup_jobs` in the same transaction, so listening
 /// daemons claim at once; they also poll, in case a notification is lost with a connection.
+///
+/// What the spool checks when a daemon claims a job, the table checks where every daemon sees it:
+/// - a job whose `after` names jobs that are queued or running is not claimed until they are
+///   settled (the daemon that claims it then finds them done, or failed);
+/// - a job whose `uniqueKey` a queued or running job holds is inserted as failed, with the
+///   holder named (one key's enqueuers take turns: an advisory lock on the key).
 public final class JobDatabase: Sendable {
     /// A job to insert: a job file's bytes, and the name it was enqueued under.
     public struct Submission: Sendable {
@@ -64,23 +70,46 @@ public final class JobDatabase: Sendable {
     @discardableResult
     public func enqueue(_ submissions: [Submission]) throws -> Int {
         guard !submissions.isEmpty else { return 0 }
-        let rows = submissions.map { submission in
+        let rows = submissions.enumerated().map { position, submission in
             let file = try? JobFile(data: submission.contents, path: submission.name)
             return SubmittedRow(
-                name: submission.name, jobID: file?.id, kind: file?.kind,
+                position: position, name: submission.name, jobID: file?.id, kind: file?.kind, after: file?.after ?? [], uniqueKey: file?.uniqueKey,
                 contents: submission.contents.base64EncodedString(),
                 notBefore: file?.notBefore?.timeIntervalSince1970, intakeKey: submission.intakeKey)
         }
         let json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+        let uniqueKeys = Set(rows.compactMap(\.uniqueKey)).sorted()
         return try sessions.withSession { session in
             try session.transaction {
+                for key in uniqueKeys {
+                    try session.execute("SELECT pg_advisory_xact_lock(hashtext($1))", [.text(key)])
+                }
+                // A job whose key a queued or running job holds (inserted before, or earlier in
+                // this batch) goes in failed, naming the holder, as a daemon refuses it from a spool.
                 let inserted = try session.execute(
                     """
-                    INSERT INTO lineup_jobs (name, job_id, kind, contents, not_before, intake_key)
-                    SELECT v.name, v.job_id, v.kind, decode(v.contents, 'base64'),
-                           COALESCE(to_timestamp(v.not_before), now()), v.intake_key
-                    FROM jsonb_to_recordset($1::jsonb)
-                         AS v(name text, job_id text, kind text, contents text, not_before float8, intake_key text)
+                    WITH submitted AS (
+                        SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(
+                            n integer, name text, job_id text, kind text, after_ids text[], unique_key text, contents text,
+                            not_before float8, intake_key text)
+                    ), judged AS (
+                        SELECT s.*, COALESCE(
+                            (SELECT h.name FROM lineup_jobs h
+                             WHERE h.unique_key = s.unique_key AND h.state IN ('available', 'running') LIMIT 1),
+                            (SELECT e.name FROM submitted e WHERE e.unique_key = s.unique_key AND e.n < s.n ORDER BY e.n LIMIT 1)
+                        ) AS holder
+                        FROM submitted s
+                    )
+                    INSERT INTO lineup_jobs
+                        (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason)
+                    SELECT name, job_id, kind, COALESCE(after_ids, '{}'), unique_key, decode(contents, 'base64'),
+                           COALESCE(to_timestamp(not_before), now()), intake_key,
+                           CASE WHEN holder IS NULL THEN 'available' ELSE 'failed' END,
+                           CASE WHEN holder IS NULL THEN NULL ELSE now() END,
+                           CASE WHEN holder IS NULL THEN NULL ELSE
+                               name || '.job.json: duplicate job: refused: job ' || holder || ' holds uniqueKey `'
+                               || unique_key || '` and is queued or running' END
+                    FROM judged ORDER BY n
                     ON CONFLICT (intake_key) DO NOTHING
                     """, [.text(json)])
                 try session.execute("SELECT pg_notify('\(Self.channel)', '')")
@@ -133,16 +162,21 @@ public final class JobDatabase: Sendable {
 
     /// A row as `enqueue` hands it to `jsonb_to_recordset`: one parameter for any number of jobs.
     private struct SubmittedRow: Encodable {
+        /// Its place in the batch: of two jobs of one key, the first is inserted.
+        let position: Int
         let name: String
         let jobID: String?
         let kind: String?
+        let after: [String]
+        let uniqueKey: String?
         let contents: String
         let notBefore: Double?
         let intakeKey: String?
 
         enum CodingKeys: String, CodingKey {
             case name, kind, contents
-            case jobID = "job_id", notBefore = "not_before", intakeKey = "intake_key"
+            case position = "n"
+            case jobID = "job_id", after = "after_ids", uniqueKey = "unique_key", notBefore = "not_before", intakeKey = "intake_key"
         }
     }
 
@@ -166,6 +200,8 @@ public final class JobDatabase: Sendable {
                 name TEXT NOT NULL,
                 job_id TEXT,
                 kind TEXT,
+                after_ids TEXT[] NOT NULL DEFAULT '{}',
+                unique_key TEXT,
                 contents BYTEA NOT NULL,
                 state TEXT NOT NULL DEFAULT 'available'
                     CHECK (state IN ('available', 'running', 'done', 'failed')),
@@ -187,5 +223,9 @@ public final class JobDatabase: Sendable {
         try session.execute(
             "CREATE INDEX IF NOT EXISTS lineup_jobs_running ON lineup_jobs (claimed_by) WHERE state = 'running'")
         try session.execute("CREATE INDEX IF NOT EXISTS lineup_jobs_job_id ON lineup_jobs (job_id)")
+        try session.execute(
+            "CREATE INDEX IF NOT EXISTS lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'available' AND after_ids <> '{}'")
+        try session.execute(
+            "CREATE INDEX IF NOT EXISTS lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('available', 'running')")
     }
 }

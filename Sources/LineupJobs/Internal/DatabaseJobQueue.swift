@@ -86,6 +86,7 @@ final class DatabaseJobQueue: JobQueue {
             self.renewLease()
             do {
                 try self.rescueExpiredClaims()
+                try self.failDependencyCycles()
             } catch {
                 self.logger.warning("cannot take jobs back from daemons whose lease ran out", metadata: ["error": "\(error)"])
             }
@@ -169,6 +170,38 @@ final class DatabaseJobQueue: JobQueue {
         }
     }
 
+    /// Fails the queued jobs that wait for themselves through `after`: none of them can ever be
+    /// claimed (a job is claimed once every job it names is settled), so no daemon would see the
+    /// cycle as the spool's runner sees it at claim time.
+    @discardableResult
+    func failDependencyCycles() throws -> Int {
+        try database.sessions.withSession { session in
+            let failed = try session.rows(
+                """
+                WITH RECURSIVE walk(start, id, path) AS (
+                    SELECT j.id, d.id, ARRAY[j.id]
+                    FROM lineup_jobs AS j JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'available'
+                    WHERE j.state = 'available' AND j.after_ids <> '{}'
+                  UNION ALL
+                    SELECT w.start, d.id, w.path || w.id
+                    FROM walk AS w JOIN lineup_jobs AS j ON j.id = w.id
+                         JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'available'
+                    WHERE w.id <> ALL(w.path)
+                )
+                UPDATE lineup_jobs SET state = 'failed', finished_at = now(),
+                    reason = name || '.job.json: dependency cycle: job ' || COALESCE(job_id, name)
+                        || ' waits, through `after`, for jobs that wait for it'
+                WHERE state = 'available' AND id IN (SELECT start FROM walk WHERE id = start)
+                RETURNING name
+                """)
+            for row in failed {
+                logger.error("job failed: a dependency cycle", metadata: ["job": "\(row[0])"])
+            }
+            if !failed.isEmpty { try session.execute("SELECT pg_notify('\(JobDatabase.channel)', '')") }
+            return failed.count
+        }
+    }
+
     // MARK: - Claiming and settling
 
     func claimNext() throws -> ClaimedJob? {
@@ -176,7 +209,9 @@ final class DatabaseJobQueue: JobQueue {
             try session.rows(
                 """
                 UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
-                FROM (SELECT id FROM lineup_jobs WHERE state = 'available' AND not_before <= now()
+                FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'available' AND not_before <= now()
+                          AND NOT EXISTS (SELECT 1 FROM lineup_jobs AS d
+                                          WHERE d.job_id = ANY(c.after_ids) AND d.state IN ('available', 'running'))
                       ORDER BY not_before, id LIMIT 1 FOR UPDATE SKIP LOCKED) AS due
                 WHERE j.id = due.id
                 RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
@@ -263,7 +298,8 @@ final class DatabaseJobQueue: JobQueue {
     func commit(_ jobs: [GroupCommitter.Job], flushing container: PersistentContainer, logger: Logger) -> GroupCommitter.Outcome {
         let statements: [FlushStatement]
         do {
-            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs)]
+            // The notification wakes the daemons for the jobs that waited for these (`after`).
+            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs), FlushStatement("SELECT pg_notify('\(JobDatabase.channel)', '')")]
         } catch {
             return GroupCommitter.Outcome(flush: .failure(error), filed: [])
         }
