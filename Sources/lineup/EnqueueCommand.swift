@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import LineupJobs
 import LineupSpool
-import Logging
 
 /// `lineup enqueue KIND key=value key:=json...`: writes a job file into the spool atomically
 /// (into tmp/, then renamed into new/).
@@ -92,8 +91,7 @@ struct EnqueueCommand: ParsableCommand {
 
     /// Inserts jobs into a database's jobs table, in one transaction.
     private func insert(_ submissions: [JobDatabase.Submission], into database: String) throws {
-        guard let url = URL(string: database) else { throw ValidationError("--database \(database) is not a URL") }
-        let jobs = try JobDatabase(url: url, logger: Logger(label: "lineup.enqueue"))
+        let jobs = try JobDatabase(url: try DatabaseOption.url(database), logger: DatabaseOption.logger)
         defer { jobs.close() }
         let inserted = try jobs.enqueue(submissions)
         print("\(inserted) job(s) inserted into \(jobs.location)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LineupJobs
 import LineupSpool
 
 /// `lineup failed`: the jobs in `failed/`, oldest name first, each with its reason.
@@ -10,8 +11,22 @@ struct FailedCommand: ParsableCommand {
 
     @Option(help: "The spool directory.")
     var spool: String = "spool"
+    @Option(help: "List the failed jobs of this PostgreSQL database (lineupd --database) instead of a spool's.")
+    var database: String?
 
     func run() throws {
+        if let database {
+            let jobs = try JobDatabase(url: try DatabaseOption.url(database), logger: DatabaseOption.logger)
+            defer { jobs.close() }
+            let failed = try jobs.failures().reversed()
+            for failure in failed {
+                let id = failure.id.map { "id \($0), " } ?? ""
+                let attempts = failure.attempts == 1 ? "1 attempt" : "\(failure.attempts) attempts"
+                print("\(failure.name)  \(id)\(failure.kind ?? "unknown kind"), \(attempts), failed \(failure.finishedAt.ISO8601Format()): \(failure.reason)")
+            }
+            print(failed.count == 1 ? "1 failed job" : "\(failed.count) failed jobs")
+            return
+        }
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         let failed = try directory.entries(.failed)
         for entry in failed {

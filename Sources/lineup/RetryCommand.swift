@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LineupJobs
 import LineupSpool
 
 /// `lineup retry ID...|--all`: moves failed jobs back to `new/`, each with a fresh attempt
@@ -15,6 +16,8 @@ struct RetryCommand: ParsableCommand {
     var all = false
     @Option(help: "The spool directory.")
     var spool: String = "spool"
+    @Option(help: "Retry the failed jobs of this PostgreSQL database (lineupd --database) instead of a spool's.")
+    var database: String?
 
     func validate() throws {
         guard all != !ids.isEmpty else {
@@ -23,6 +26,14 @@ struct RetryCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let database {
+            let jobs = try JobDatabase(url: try DatabaseOption.url(database), logger: DatabaseOption.logger)
+            defer { jobs.close() }
+            let names = try jobs.retryFailed(all ? nil : ids)
+            guard all || !names.isEmpty else { throw ValidationError("no failed job \(ids.joined(separator: ", ")) in \(jobs.location)") }
+            for name in names { print("\(name): queued again in \(jobs.location)") }
+            return
+        }
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         let targets = try all ? directory.entries(.failed) : ids.flatMap { id in
             let found = try directory.entries(.failed, matching: id)

@@ -11,6 +11,8 @@ struct StatusCommand: ParsableCommand {
 
     @Option(help: "The spool directory.")
     var spool: String = "spool"
+    @Option(help: "Show the jobs of this PostgreSQL database (lineupd --database) instead of a spool's.")
+    var database: String?
     @Flag(help: "Print one JSON object (counts, daemon, recentFailures, unrecognized) for scripts.")
     var json = false
     @Flag(help: "Redraw every --interval seconds until interrupted.")
@@ -23,22 +25,28 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
+        let snapshot: () throws -> StatusSnapshot
+        if let database {
+            let jobs = try JobDatabase(url: try DatabaseOption.url(database), logger: DatabaseOption.logger)
+            snapshot = { try StatusSnapshot(jobs) }
+        } else {
+            let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
+            snapshot = { try StatusSnapshot(directory) }
+        }
         guard watch else {
-            print(try render(directory), terminator: "")
+            print(try render(snapshot()), terminator: "")
             return
         }
         while true {
             // Home and clear, then the frame: the terminal redraws in place. Written unbuffered,
             // so that a pipe sees each frame as it is drawn.
-            FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + (try render(directory))).utf8))
+            FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + (try render(snapshot()))).utf8))
             Thread.sleep(forTimeInterval: interval)
         }
     }
 
-    private func render(_ directory: SpoolDirectory) throws -> String {
-        let snapshot = try StatusSnapshot(directory)
-        return json ? try snapshot.json() + "\n" : snapshot.text(now: Date())
+    private func render(_ snapshot: StatusSnapshot) throws -> String {
+        json ? try snapshot.json() + "\n" : snapshot.text(now: Date())
     }
 }
 
@@ -71,6 +79,13 @@ extension StatusSnapshot {
             if status.awaitingFlush > 0 { lines.append("finished, awaiting the next flush: \(status.awaitingFlush)") }
             if status.waitingForRetry > 0 { lines.append("waiting to retry: \(status.waitingForRetry)") }
             if status.waitingForDependencies > 0 { lines.append("waiting for dependencies: \(status.waitingForDependencies)") }
+        } else if let daemons {
+            lines.append(daemons.isEmpty ? "daemons: none holds a lease" : "daemons:")
+            for daemon in daemons {
+                let lease = daemon.leaseExpiresAt.timeIntervalSince(now)
+                let state = lease >= 0 ? "lease for \(String(format: "%.1f", lease)) s" : "lease ran out \(String(format: "%.1f", -lease)) s ago"
+                lines.append("  \(daemon.host) pid \(daemon.pid), since \(daemon.startedAt.ISO8601Format()), \(state)")
+            }
         } else {
             lines.append("daemon: no status file (never started here)")
         }

@@ -129,6 +129,76 @@ public final class JobDatabase: Sendable {
         }
     }
 
+    /// A daemon that holds a lease on the jobs (`lineup_daemons`).
+    public struct Daemon: Sendable, Encodable {
+        public var host: String
+        public var pid: Int
+        public var startedAt: Date
+        public var leaseExpiresAt: Date
+    }
+
+    /// The daemons that hold a lease, oldest first. A daemon that died stays listed until its
+    /// lease has run out and another daemon has taken its jobs back.
+    public func daemons() throws -> [Daemon] {
+        try sessions.withSession { session in
+            try session.rows(
+                """
+                SELECT host, pid::bigint, extract(epoch FROM started_at)::float8, extract(epoch FROM lease_expires_at)::float8
+                FROM lineup_daemons ORDER BY id
+                """
+            ).compactMap { row in
+                guard case let .text(host) = row[0], case let .integer(pid) = row[1], case let .real(started) = row[2],
+                    case let .real(expires) = row[3]
+                else { return nil }
+                return Daemon(
+                    host: host, pid: Int(pid), startedAt: Date(timeIntervalSince1970: started),
+                    leaseExpiresAt: Date(timeIntervalSince1970: expires))
+            }
+        }
+    }
+
+    /// The failed jobs, newest first: `limit` of them, or all.
+    public func failures(limit: Int? = nil) throws -> [StatusSnapshot.Failure] {
+        try sessions.withSession { session in
+            try session.rows(
+                """
+                SELECT name, job_id, kind, reason, failed_attempts::bigint, extract(epoch FROM finished_at)::float8, report
+                FROM lineup_jobs WHERE state = 'failed' ORDER BY finished_at DESC, id DESC LIMIT $1
+                """, [limit.map { .integer(Int64($0)) } ?? .null]
+            ).map { row in
+                // The runner's report, when a daemon failed the job; the table's columns when the
+                // table refused it (a duplicate key, a cycle, a poison).
+                let report = row[6].textIfPresent.flatMap { try? JobFailureReport(data: Data($0.utf8)) }
+                return StatusSnapshot.Failure(
+                    name: row[0].textIfPresent ?? "?", id: row[1].textIfPresent, kind: row[2].textIfPresent,
+                    reason: row[3].textIfPresent ?? "?", attempts: report?.attempts ?? Int(row[4].integerIfPresent ?? 0),
+                    finishedAt: Date(timeIntervalSince1970: row[5].realIfPresent ?? 0))
+            }
+        }
+    }
+
+    /// Queues failed jobs again with a fresh attempt count: those whose id or name is in `ids`,
+    /// or all of them. Returns the names queued.
+    @discardableResult
+    public func retryFailed(_ ids: [String]?) throws -> [String] {
+        let list = String(decoding: try JSONEncoder().encode(ids ?? []), as: UTF8.self)
+        return try sessions.withSession { session in
+            try session.transaction {
+                let names = try session.rows(
+                    """
+                    UPDATE lineup_jobs SET state = 'available', failed_attempts = 0, interruptions = 0, claimed_by = NULL,
+                        finished_at = NULL, reason = NULL, report = NULL, not_before = now()
+                    WHERE state = 'failed' AND ($2 <> 0 OR job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
+                                                   OR name IN (SELECT jsonb_array_elements_text($1::jsonb)))
+                    RETURNING name
+                    """, [.text(list), .integer(ids == nil ? 1 : 0)]
+                ).compactMap(\.[0].textIfPresent)
+                try session.execute("SELECT pg_notify('\(Self.channel)', '')")
+                return names.sorted()
+            }
+        }
+    }
+
     /// How the job with this id was settled (done wins over failed, as in a spool); nil when no
     /// job with it is done or failed.
     func settledOutcome(ofJobID id: String) throws -> SettledJobOutcome? {
@@ -227,5 +297,20 @@ public final class JobDatabase: Sendable {
             "CREATE INDEX IF NOT EXISTS lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'available' AND after_ids <> '{}'")
         try session.execute(
             "CREATE INDEX IF NOT EXISTS lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('available', 'running')")
+    }
+}
+
+extension StoreValue {
+    /// The text, for a text value; nil for NULL (or another type).
+    fileprivate var textIfPresent: String? {
+        if case let .text(text) = self { text } else { nil }
+    }
+
+    fileprivate var integerIfPresent: Int64? {
+        if case let .integer(integer) = self { integer } else { nil }
+    }
+
+    fileprivate var realIfPresent: Double? {
+        if case let .real(real) = self { real } else { nil }
     }
 }

@@ -23,6 +23,9 @@ public struct StatusSnapshot: Sendable, Encodable {
     public var daemon: DaemonStatus?
     /// The latest failures, newest first.
     public var recentFailures: [Failure]
+    /// With jobs in a database: the daemons that hold a lease on it (see ``JobDatabase``); nil
+    /// for a spool, whose daemon is ``daemon``.
+    public var daemons: [JobDatabase.Daemon]?
 
     /// How many of the latest failures ``recentFailures`` lists by default.
     public static let recentFailureCount = 5
@@ -36,6 +39,20 @@ public struct StatusSnapshot: Sendable, Encodable {
         recentFailures = try Self.failures(in: directory)
             .prefix(recentFailureCount)
             .map { $0 }
+    }
+
+    /// The jobs of a database: `queued` are its available jobs (due or not), and the daemons
+    /// that share it are listed.
+    public init(_ database: JobDatabase, recentFailureCount: Int = Self.recentFailureCount) throws {
+        let counts = try database.counts()
+        self.counts = [
+            "queued": counts["available"] ?? 0, "running": counts["running"] ?? 0, "done": counts["done"] ?? 0,
+            "failed": counts["failed"] ?? 0,
+        ]
+        unrecognized = []
+        daemon = nil
+        daemons = try database.daemons()
+        recentFailures = try database.failures(limit: recentFailureCount)
     }
 
     /// Every job in `failed/` with its report, newest first (a file whose report cannot be

@@ -82,6 +82,12 @@ public final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// postgres-nio requires a connection to be closed before it goes (it asserts so in debug
+    /// builds): a session dropped without ``close()`` closes it here.
+    deinit {
+        close()
+    }
+
     public func close() {
         lock.withLock {
             guard !isClosed else { return }
