@@ -53,6 +53,8 @@ enum BenchCommand {
             return try StackBenchmark(options: options).run()
         case .postgres:
             return try PostgresStackBenchmark(options: options).run()
+        case .postgresJobs:
+            return try PostgresJobsBenchmark(options: options).run()
         case .spool:
             return try SpoolBenchmark(options: options).run()
         case .import:

@@ -5,10 +5,11 @@ struct BenchOptions {
     static let usage = """
         usage: lineup-bench NAME [options]
 
-        NAME: stack | postgres | spool | import | export | statistics | all
+        NAME: stack | postgres | postgres-jobs | spool | import | export | statistics | all
 
-        postgres is the stack benchmark on PostgreSQL, against a server it starts itself
-        (Debian's postgresql must be installed).
+        postgres is the stack benchmark on PostgreSQL, postgres-jobs the jobs of 1, 2 and 4
+        daemons on one database beside a bare SKIP LOCKED loop; both against a server they start
+        themselves (Debian's postgresql must be installed).
 
         options:
           --rows N        rows to insert (stack, postgres), or JournalEntry rows of the store (export,
@@ -17,6 +18,7 @@ struct BenchOptions {
           --flush MODE    background (default): a flush loop of its own, woken after every chunk
                           chunk: the importer flushes after every chunk and waits for the disk
           --jobs N        no-op jobs of the throughput run (spool; default 100000)
+          --db-jobs N     no-op jobs of each run (postgres-jobs; default 20000)
           --fsync-jobs N  jobs of the throughput run with a fsynced spool (spool; default 10000)
           --bulk-jobs N   no-op jobs of the bulk run, all in one bulk file (spool; default 100000)
           --durability D  fsync | none | both (spool; default both)
@@ -43,6 +45,7 @@ struct BenchOptions {
     var flushMode = FlushMode.background
     var jobs = 100_000
     var fsyncJobs = 10_000
+    var databaseJobs = 20_000
     var bulkJobs = 100_000
     var durabilities: [SpoolDurabilityChoice] = [.none, .fsync]
     var pickupJobs = 2_000
@@ -87,6 +90,8 @@ struct BenchOptions {
                 options.flushMode = mode
             case "--jobs":
                 options.jobs = try count(for: argument)
+            case "--db-jobs":
+                options.databaseJobs = try count(for: argument)
             case "--fsync-jobs":
                 options.fsyncJobs = try count(for: argument)
             case "--bulk-jobs":
@@ -147,6 +152,7 @@ enum SpoolDurabilityChoice: String {
 enum BenchmarkName: String, CaseIterable {
     case stack
     case postgres
+    case postgresJobs = "postgres-jobs"
     case spool
     case `import`
     case export

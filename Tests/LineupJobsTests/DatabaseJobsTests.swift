@@ -234,6 +234,24 @@ struct DatabaseJobsTests {
         #expect(!events.seen.contains { if case .jobStarted = $0 { true } else { false } })
     }
 
+    @Test func aJobAfterAnIdThatNoJobHasFailsAfterTheWait() async throws {
+        let database = try Database()
+        let harness = try harness(database) { $0.dependencyWaitTimeout = .milliseconds(500) }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "insert-rows", "count": 1, "after": ["nobody"]])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try database.counts()["failed"] != 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(
+            try database.psql("SELECT reason FROM lineup_jobs")
+                == "\(entry.name).job.json: unknown dependency: no job with id nobody (named in `after`) was queued, running, done or failed within 0.5 s")
+        try await harness.stop(run)
+        await events.drain()
+        #expect(!events.seen.contains { if case .jobStarted = $0 { true } else { false } })
+    }
+
     @Test func aJobWhoseUniqueKeyIsHeldByAQueuedJobGoesInFailed() throws {
         let database = try Database()
         let jobs = try database.jobs()

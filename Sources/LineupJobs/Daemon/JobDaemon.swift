@@ -195,7 +195,8 @@ public final class JobDaemon: Service, Sendable {
             do {
                 databaseJobs = try DatabaseJobQueue(
                     database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
-                    logger: logger, leaseLost: { [weak self] reason in self?.stopForLostLease(reason) })
+                    dependencyWaitTimeout: configuration.dependencyWaitTimeout,
+                    claimBatch: DatabaseJobQueue.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger, leaseLost: { [weak self] reason in self?.stopForLostLease(reason) })
             } catch {
                 database.close()
                 try? container.close()

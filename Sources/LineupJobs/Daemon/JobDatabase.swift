@@ -16,8 +16,9 @@ public import Logging
 /// daemons claim at once; they also poll, in case a notification is lost with a connection.
 ///
 /// What the spool checks when a daemon claims a job, the table checks where every daemon sees it:
-/// - a job whose `after` names jobs that are queued or running is not claimed until they are
-///   settled (the daemon that claims it then finds them done, or failed);
+/// - a job whose `after` names other jobs is claimed once each of them is settled, done or failed
+///   (the daemon that claims it then runs it, or fails it); a cycle through `after`, or an id
+///   that no job has after `dependencyWaitTimeout`, fails it at a daemon's tick;
 /// - a job whose `uniqueKey` a queued or running job holds is inserted as failed, with the
 ///   holder named (one key's enqueuers take turns: an advisory lock on the key).
 public final class JobDatabase: Sendable {

@@ -30,6 +30,9 @@ final class DatabaseJobQueue: JobQueue {
     let daemonID: Int64
     let lease: Duration
     let poisonThreshold: Int
+    /// How long a job waits for a job named in its `after` that no job has (see
+    /// ``failUnknownDependencies()``).
+    let dependencyWaitTimeout: Duration
     private let logger: Logger
     private let leaseLost: @Sendable (String) -> Void
     /// Heartbeats, rescues and polls, on a queue of their own: never the coordinator's.
@@ -38,15 +41,23 @@ final class DatabaseJobQueue: JobQueue {
     private let isTicking = Locked(false)
     private let lastHeartbeat = Locked(ContinuousClock.now)
     private let listener = Locked<PostgresSession?>(nil)
+    /// Jobs claimed in the last batch that the runner has not asked for yet.
+    private let claimedAhead = Locked<[ClaimedJob]>([])
+    /// How many jobs one claim statement takes at most.
+    let claimBatch: Int
 
     /// Registers this daemon in `lineup_daemons` with a lease of `lease`.
     init(
-        database: JobDatabase, lease: Duration, poisonThreshold: Int, logger: Logger,
+        database: JobDatabase, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration, claimBatch: Int,
+        logger: Logger,
         leaseLost: @escaping @Sendable (String) -> Void
     ) throws {
+        precondition(claimBatch > 0, "a claim takes one job at least")
         self.database = database
+        self.claimBatch = claimBatch
         self.lease = lease
         self.poisonThreshold = poisonThreshold
+        self.dependencyWaitTimeout = dependencyWaitTimeout
         self.logger = logger
         self.leaseLost = leaseLost
         let host = ProcessInfo.processInfo.hostName
@@ -62,6 +73,12 @@ final class DatabaseJobQueue: JobQueue {
     }
 
     var location: String { database.location }
+
+    /// As many jobs as the daemon runs at once, at most 16: a batch that a daemon cannot start
+    /// at once only keeps its jobs from the other daemons.
+    static func claimBatch(forConcurrentJobs jobs: Int) -> Int {
+        min(16, max(1, jobs))
+    }
 
     // MARK: - Waking and leasing
 
@@ -87,6 +104,7 @@ final class DatabaseJobQueue: JobQueue {
             do {
                 try self.rescueExpiredClaims()
                 try self.failDependencyCycles()
+                try self.failUnknownDependencies()
             } catch {
                 self.logger.warning("cannot take jobs back from daemons whose lease ran out", metadata: ["error": "\(error)"])
             }
@@ -202,31 +220,81 @@ final class DatabaseJobQueue: JobQueue {
         }
     }
 
+    /// Fails the queued jobs whose `after` names an id that no job has had for
+    /// ``dependencyWaitTimeout`` since they were enqueued: the wait the spool's runner gives
+    /// a dependency that may be enqueued a moment later.
+    @discardableResult
+    func failUnknownDependencies() throws -> Int {
+        try database.sessions.withSession { session in
+            let failed = try session.rows(
+                """
+                UPDATE lineup_jobs AS j SET state = 'failed', finished_at = now(),
+                    reason = j.name || '.job.json: unknown dependency: no job with id ' || missing.ids
+                        || ' (named in `after`) was queued, running, done or failed within ' || $1 || ' s'
+                FROM (SELECT c.id, string_agg(dependency.id, ', ' ORDER BY dependency.id) AS ids
+                      FROM lineup_jobs AS c CROSS JOIN LATERAL unnest(c.after_ids) AS dependency(id)
+                      WHERE c.state = 'available' AND c.after_ids <> '{}'
+                        AND c.enqueued_at < now() - make_interval(secs => $1)
+                        AND NOT EXISTS (SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id)
+                      GROUP BY c.id) AS missing
+                WHERE j.id = missing.id AND j.state = 'available'
+                RETURNING j.name
+                """, [.real(Self.seconds(dependencyWaitTimeout))])
+            for row in failed {
+                logger.error("job failed: it waits for a job that was never enqueued", metadata: ["job": "\(row[0])"])
+            }
+            if !failed.isEmpty { try session.execute("SELECT pg_notify('\(JobDatabase.channel)', '')") }
+            return failed.count
+        }
+    }
+
     // MARK: - Claiming and settling
 
+    /// Claims up to ``claimBatch`` due jobs in one statement when none is left of the last
+    /// batch: the runner claims while its window has room, and a round trip per job was most of
+    /// a claim's cost. The rest of a batch is held by this daemon until the runner asks for it
+    /// (or is given back at shutdown, ``releaseUnhandedClaims()``).
     func claimNext() throws -> ClaimedJob? {
+        if let next = claimedAhead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            return next
+        }
+        var batch = try claimBatchNow()
+        guard !batch.isEmpty else { return nil }
+        let first = batch.removeFirst()
+        claimedAhead.withLock { $0 += batch }
+        return first
+    }
+
+    private func claimBatchNow() throws -> [ClaimedJob] {
         let rows = try database.sessions.withSession { session in
             try session.rows(
                 """
                 UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
                 FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'available' AND not_before <= now()
-                          AND NOT EXISTS (SELECT 1 FROM lineup_jobs AS d
-                                          WHERE d.job_id = ANY(c.after_ids) AND d.state IN ('available', 'running'))
-                      ORDER BY not_before, id LIMIT 1 FOR UPDATE SKIP LOCKED) AS due
+                          AND (c.after_ids = '{}' OR NOT EXISTS (
+                              SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
+                                  SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
+                      ORDER BY not_before, id LIMIT $2 FOR UPDATE SKIP LOCKED) AS due
                 WHERE j.id = due.id
                 RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
                           extract(epoch FROM j.not_before)::float8
-                """, [.integer(daemonID)])
+                """, [.integer(daemonID), .integer(Int64(claimBatch))])
         }
-        guard let row = rows.first,
-            case let .integer(id) = row[0], case let .text(name) = row[1], case let .blob(contents) = row[2],
-            case let .integer(claims) = row[3], case let .integer(failedAttempts) = row[4],
-            case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6]
-        else { return nil }
-        return ClaimedJob(
-            name: name, claim: Claim(row: id, claims: claims).text, location: "\(location)#lineup_jobs/\(id)",
-            contents: contents, interruptions: Int(interruptions), failedAttempts: Int(failedAttempts),
-            notBefore: Date(timeIntervalSince1970: notBefore), claimedAt: Date())
+        let claimedAt = Date()
+        return rows.compactMap { row -> (notBefore: Double, id: Int64, job: ClaimedJob)? in
+            guard case let .integer(id) = row[0], case let .text(name) = row[1], case let .blob(contents) = row[2],
+                case let .integer(claims) = row[3], case let .integer(failedAttempts) = row[4],
+                case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6]
+            else { return nil }
+            let job = ClaimedJob(
+                name: name, claim: Claim(row: id, claims: claims).text, location: "\(location)#lineup_jobs/\(id)",
+                contents: contents, interruptions: Int(interruptions), failedAttempts: Int(failedAttempts),
+                notBefore: Date(timeIntervalSince1970: notBefore), claimedAt: claimedAt)
+            return (notBefore, id, job)
+        }
+        // RETURNING keeps no order: the queue's order is (not_before, id).
+        .sorted { ($0.notBefore, $0.id) < ($1.notBefore, $1.id) }
+        .map(\.job)
     }
 
     func postpone(_ job: ClaimedJob, until notBefore: Date) throws {
@@ -252,8 +320,14 @@ final class DatabaseJobQueue: JobQueue {
         try settle(job, "state = 'available', claimed_by = NULL", [], notifying: true)
     }
 
-    /// Nothing: jobs are claimed one at a time, as the runner asks.
-    func releaseUnhandedClaims() throws {}
+    /// Gives back the rest of the last batch of claims.
+    func releaseUnhandedClaims() throws {
+        let unhanded = claimedAhead.withLock { claims in
+            defer { claims.removeAll() }
+            return claims
+        }
+        for job in unhanded { try release(job) }
+    }
 
     func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
         try database.pendingJobIDs(among: ids)
