@@ -16,7 +16,7 @@ import SurfJournal
 struct LineupDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lineupd",
-        abstract: "Runs Lineup jobs from a spool directory until SIGTERM or SIGINT.",
+        abstract: "Runs Lineup jobs from a spool directory, or from a PostgreSQL database (--database), until SIGTERM or SIGINT.",
         discussion: """
             SIGUSR1 flushes now; SIGHUP re-reads the configuration file; SIGTERM and SIGINT stop \
             claiming, let running jobs finish within the grace period, return the rest to new/, \
@@ -25,7 +25,8 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             Exit statuses (sysexits.h): 0 stopped as asked; 64 an invalid option (EX_USAGE); 78 an \
             invalid configuration file (EX_CONFIG); 70 jobs ignored cancellation at shutdown and were left in active/ \
             (EX_SOFTWARE); 74 the store or spool cannot be used, or flushes kept failing \
-            (EX_IOERR); 75 another process owns the spool or the store (EX_TEMPFAIL); 69 the HTTP \
+            (EX_IOERR); 75 another process owns the spool or the store, or with --database this daemon's \
+            lease ran out and other daemons took its jobs back (EX_TEMPFAIL: start it again); 69 the HTTP \
             endpoint (--http-address) cannot serve, e.g. its port is taken (EX_UNAVAILABLE).
             """)
 
@@ -115,7 +116,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         switch error.code {
         case .invalidConfiguration: error.path == nil ? 64 : 78  // EX_USAGE; EX_CONFIG for the file
         case .jobsDidNotStop: 70  // EX_SOFTWARE
-        case .alreadyOwned: 75  // EX_TEMPFAIL
+        case .alreadyOwned, .leaseLost: 75  // EX_TEMPFAIL: a restart may do
         default: 74  // EX_IOERR: the spool, the store, flushes
         }
     }
