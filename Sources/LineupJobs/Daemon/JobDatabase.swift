@@ -93,13 +93,17 @@ public final class JobDatabase: Sendable {
                         SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(
                             n integer, name text, job_id text, kind text, after_ids text[], unique_key text, contents text,
                             not_before float8, intake_key text)
+                    ), ranked AS (
+                        SELECT s.*,
+                            first_value(s.name) OVER (PARTITION BY s.unique_key ORDER BY s.n) AS first_of_key,
+                            row_number() OVER (PARTITION BY s.unique_key ORDER BY s.n) AS rank_in_key
+                        FROM submitted AS s
                     ), judged AS (
-                        SELECT s.*, COALESCE(
-                            (SELECT h.name FROM lineup_jobs h
-                             WHERE h.unique_key = s.unique_key AND h.state IN ('available', 'running') LIMIT 1),
-                            (SELECT e.name FROM submitted e WHERE e.unique_key = s.unique_key AND e.n < s.n ORDER BY e.n LIMIT 1)
-                        ) AS holder
-                        FROM submitted s
+                        SELECT r.*, CASE WHEN r.unique_key IS NOT NULL THEN COALESCE(
+                            (SELECT h.name FROM lineup_jobs AS h
+                             WHERE h.unique_key = r.unique_key AND h.state IN ('available', 'running') LIMIT 1),
+                            CASE WHEN r.rank_in_key > 1 THEN r.first_of_key END) END AS holder
+                        FROM ranked AS r
                     )
                     INSERT INTO lineup_jobs
                         (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason)
