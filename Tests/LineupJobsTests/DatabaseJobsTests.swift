@@ -38,6 +38,15 @@ struct DatabaseJobsTests {
             return try jobs.counts()
         }
 
+        /// Polls the table until `count` jobs are in `state`, for at most a minute (the
+        /// expectations that follow say what went wrong if they never are).
+        func waitUntil(_ state: String, count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try counts()[state] != count, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+
         func psql(_ sql: String) throws -> String {
             try server.psql(sql, database: name)
         }
@@ -161,10 +170,7 @@ struct DatabaseJobsTests {
             let harness = number.isMultiple(of: 2) ? first : second
             names.append(try harness.enqueue(["kind": "insert-rows", "count": 1, "label": .string("job \(number)")]).name)
         }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try database.counts()["done"] != 40, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await database.waitUntil("done", count: 40)
         #expect(try database.counts() == ["available": 0, "running": 0, "done": 40, "failed": 0])
         try await first.stop(firstRun)
         try await second.stop(secondRun)
@@ -220,10 +226,7 @@ struct DatabaseJobsTests {
         var (events, run) = try await harness.start()
         let first = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "a", "after": ["b"]])
         let second = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "b", "after": ["a"]])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try database.counts()["failed"] != 2, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await database.waitUntil("failed", count: 2)
         let reasons = try database.psql("SELECT reason FROM lineup_jobs ORDER BY id").split(separator: "\n")
         #expect(reasons == [
             "\(first.name).job.json: dependency cycle: job a waits, through `after`, for jobs that wait for it",
@@ -240,10 +243,7 @@ struct DatabaseJobsTests {
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
         let entry = try harness.enqueue(["kind": "insert-rows", "count": 1, "after": ["nobody"]])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try database.counts()["failed"] != 1, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await database.waitUntil("failed", count: 1)
         #expect(
             try database.psql("SELECT reason FROM lineup_jobs")
                 == "\(entry.name).job.json: unknown dependency: no job with id nobody (named in `after`) was queued, running, done or failed within 0.5 s")
