@@ -274,6 +274,30 @@ struct DatabaseJobsTests {
         #expect(try database.psql("SELECT state FROM lineup_jobs WHERE name = 'fourth'") == "available")
     }
 
+    @Test func retentionRemovesOldDoneJobsButThoseThatQueuedJobsWaitFor() throws {
+        let database = try Database()
+        let jobs = try database.jobs()
+        defer { jobs.close() }
+        try jobs.enqueue([
+            JobDatabase.Submission(name: "waited-for", contents: try JobFile(kind: "insert-rows", id: "kept", parameters: ["count": 1]).encoded()),
+            JobDatabase.Submission(name: "plain", contents: try JobFile(kind: "insert-rows", parameters: ["count": 1]).encoded()),
+            JobDatabase.Submission(name: "recent", contents: try JobFile(kind: "insert-rows", parameters: ["count": 1]).encoded()),
+            JobDatabase.Submission(
+                name: "waiting", contents: try JobFile(kind: "insert-rows", after: ["kept"], parameters: ["count": 1]).encoded()),
+        ])
+        _ = try database.psql(
+            """
+            UPDATE lineup_jobs SET state = 'done',
+                finished_at = CASE name WHEN 'recent' THEN now() ELSE now() - interval '2 days' END
+            WHERE name <> 'waiting'
+            """)
+        #expect(try jobs.pruneDone(finishedBefore: Date().addingTimeInterval(-86_400)) == 1)
+        #expect(try database.psql("SELECT name FROM lineup_jobs ORDER BY id") == "waited-for\nrecent\nwaiting")
+        _ = try database.psql("UPDATE lineup_jobs SET state = 'done', finished_at = now() - interval '2 days' WHERE name = 'waiting'")
+        #expect(try jobs.pruneDone(finishedBefore: Date().addingTimeInterval(-86_400)) == 2)
+        #expect(try database.psql("SELECT name FROM lineup_jobs") == "recent")
+    }
+
     /// A daemon that died: once its lease has run out, its jobs go back to the queue, but for one
     /// whose daemons died under it more often than the poison threshold, which fails.
     @Test func jobsOfADaemonWhoseLeaseRanOutAreTakenBackOrSetAsideAsPoison() async throws {

@@ -248,7 +248,7 @@ public final class JobDaemon: Service, Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.flushLoop(runner) }
                 group.addTask { await self.statusLoop(runner, interval: configuration.statusInterval) }
-                group.addTask { await self.retentionLoop(spool) }
+                group.addTask { await self.retentionLoop(spool, database: database) }
                 group.addTask { await self.cronLoop(spool) }
                 if let signals {
                     group.addTask { await self.signalLoop(signals) }
@@ -500,7 +500,7 @@ public final class JobDaemon: Service, Sendable {
     /// Removes done jobs older than ``DaemonConfiguration/keepDone`` at start and then every
     /// hour (or every tenth of the retention, when that is shorter). Read each time, so that a
     /// reload can turn it on or off.
-    private func retentionLoop(_ spool: SpoolDirectory) async {
+    private func retentionLoop(_ spool: SpoolDirectory, database: JobDatabase?) async {
         while true {
             let keepDone = state.withLock { $0.configuration.keepDone }
             if let keepDone {
@@ -518,12 +518,35 @@ public final class JobDaemon: Service, Sendable {
                 } catch {
                     logger.warning("cannot remove done jobs past their retention", metadata: ["error": "\(error)"])
                 }
+                if let database {
+                    await pruneDone(in: database, finishedBefore: cutoff)
+                }
             }
             let pause = min(.seconds(3_600), (keepDone ?? .seconds(3_600)) / 10)
             do {
                 try await Task.sleep(for: pause)
             } catch {
                 return
+            }
+        }
+    }
+
+    /// The database's side of the retention, on a thread of its own: its calls block.
+    private func pruneDone(in database: JobDatabase, finishedBefore cutoff: Date) async {
+        let logger = self.logger
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                do {
+                    let removed = try database.pruneDone(finishedBefore: cutoff)
+                    if removed > 0 {
+                        logger.info(
+                            "removed done jobs of the database past their retention",
+                            metadata: ["removed": "\(removed)", "finishedBefore": "\(cutoff.ISO8601Format())"])
+                    }
+                } catch {
+                    logger.warning("cannot remove done jobs of the database past their retention", metadata: ["error": "\(error)"])
+                }
+                continuation.resume()
             }
         }
     }

@@ -204,6 +204,22 @@ public final class JobDatabase: Sendable {
         }
     }
 
+    /// Deletes the done jobs that finished before `cutoff`, but for those that a queued or
+    /// running job names in its `after` (its claim reads them); returns how many went. Failed
+    /// jobs stay, as in a spool, until they are retried.
+    @discardableResult
+    public func pruneDone(finishedBefore cutoff: Date) throws -> Int {
+        try sessions.withSession { session in
+            try session.execute(
+                """
+                DELETE FROM lineup_jobs AS j WHERE j.state = 'done' AND j.finished_at < to_timestamp($1)
+                    AND NOT (j.job_id IS NOT NULL AND EXISTS (
+                        SELECT 1 FROM lineup_jobs AS w
+                        WHERE w.state IN ('available', 'running') AND j.job_id = ANY(w.after_ids)))
+                """, [.real(cutoff.timeIntervalSince1970)])
+        }
+    }
+
     /// How the job with this id was settled (done wins over failed, as in a spool); nil when no
     /// job with it is done or failed.
     func settledOutcome(ofJobID id: String) throws -> SettledJobOutcome? {
