@@ -26,7 +26,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             invalid configuration file (EX_CONFIG); 70 jobs ignored cancellation at shutdown and were left in active/ \
             (EX_SOFTWARE); 74 the store or spool cannot be used, or flushes kept failing \
             (EX_IOERR); 75 another process owns the spool or the store, or with --database this daemon's \
-            lease ran out and other daemons took its jobs back (EX_TEMPFAIL: start it again); 69 the HTTP \
+            lease ran out or another daemon wrote the rows its jobs wrote (EX_TEMPFAIL: start it again); 69 the HTTP \
             endpoint (--http-address) cannot serve, e.g. its port is taken (EX_UNAVAILABLE).
             """)
 
@@ -116,7 +116,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         switch error.code {
         case .invalidConfiguration: error.path == nil ? 64 : 78  // EX_USAGE; EX_CONFIG for the file
         case .jobsDidNotStop: 70  // EX_SOFTWARE
-        case .alreadyOwned, .leaseLost: 75  // EX_TEMPFAIL: a restart may do
+        case .alreadyOwned, .leaseLost, .conflictWithAnotherDaemon: 75  // EX_TEMPFAIL: a restart may do
         default: 74  // EX_IOERR: the spool, the store, flushes
         }
     }

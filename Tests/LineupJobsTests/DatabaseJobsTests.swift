@@ -129,6 +129,48 @@ struct DatabaseJobsTests {
         #expect(try database.psql("SELECT count(*) FROM \"TestRow\"") == "0")
     }
 
+    /// Two daemons wrote the same natural key (two imports of one station): the flush of the
+    /// second meets the first's row. It cannot write its job's rows, nor drop them from its main
+    /// context: it gives the job back unwritten and stops, and the job runs again, on any daemon,
+    /// and updates the row.
+    @Test func aFlushThatMeetsAnotherDaemonsRowGivesItsJobBackAndTheDaemonStops() async throws {
+        let database = try Database()
+        let first = try harness(database)
+        defer { first.removeFiles() }
+        var (events, run) = try await first.start()
+        let entry = try first.enqueue(["kind": "upsert-keyed", "key": "station 42", "value": 1])
+        try await events.finished(entry.name)
+        // Another daemon's import of the same key, written first.
+        let other = try PersistentContainer(url: database.url, model: testModel, logger: Logger(label: "other daemon"))
+        let context = other.newTaskContext(name: "other")
+        try context.performAndWait {
+            let row = KeyedRow(context: context)
+            row.key = "station 42"
+            row.value = 2
+            try context.save()
+        }
+        try other.flush()
+        try other.close()
+
+        await #expect(throws: StoreError.self) { try await first.daemon.flush() }
+        do {
+            try await run.value
+            Issue.record("the daemon went on with a flush it cannot write")
+        } catch let error as DaemonError {
+            #expect(error.code == .conflictWithAnotherDaemon)
+        }
+        #expect(try database.psql("SELECT state, claimed_by IS NULL FROM lineup_jobs") == "available|t")
+
+        // Run again, the job reads the other daemon's row and updates it.
+        let second = try harness(database) { $0.flushesWhenIdle = true }
+        defer { second.removeFiles() }
+        var (secondEvents, secondRun) = try await second.start()
+        let report = try await secondEvents.acknowledged(entry.name)
+        #expect(report.details["summary"] == "updated station 42")
+        #expect(try database.psql(#"SELECT key, value FROM "KeyedRow""#) == "station 42|1")
+        try await second.stop(secondRun)
+    }
+
     /// The intake's crash window: a file claimed into `active/` and inserted, but not deleted,
     /// when the daemon died. The next start inserts it again, which its key turns into nothing.
     @Test func aJobFileLeftInActiveAfterItsInsertRunsOnce() async throws {

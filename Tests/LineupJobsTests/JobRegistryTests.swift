@@ -45,6 +45,7 @@ import Testing
         #expect(
             testRegistry().kinds == [
                 "copy-file", "count-rows", "fail-n-times", "insert-rows", "relabel", "save-then-fail", "save-then-wait", "slow", "stubborn",
+                "upsert-keyed",
             ])
     }
 
@@ -55,7 +56,7 @@ import Testing
         #expect(
             error.description
                 == "/spool/active/job.job.json: unknown kind: no task is registered for kind \"import-tide\" "
-                + "(known kinds: copy-file, count-rows, fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn)")
+                + "(known kinds: copy-file, count-rows, fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed)")
     }
 
     @Test func missingParameterNamesTheField() throws {

@@ -5,7 +5,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case invalidConfiguration, spoolUnavailable, storeUnavailable, storePreparationFailed,
-                finalFlushFailed, notRunning, alreadyOwned, jobsDidNotStop, flushesFailing, leaseLost
+                finalFlushFailed, notRunning, alreadyOwned, jobsDidNotStop, flushesFailing, leaseLost, conflictWithAnotherDaemon
         }
 
         private let value: Value
@@ -37,6 +37,11 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         /// database in time), so other daemons took its jobs back. It stops without writing what
         /// those jobs did, since the daemons that run them again write it.
         public static let leaseLost = Code(.leaseLost)
+        /// With jobs in a database: a flush met rows that another daemon wrote since this one's
+        /// jobs read them (the same natural key inserted by both, a row changed by both), and
+        /// its merge policy could not settle it. The daemon gives its jobs back unwritten and
+        /// stops; whichever daemon runs them again reads the other's rows.
+        public static let conflictWithAnotherDaemon = Code(.conflictWithAnotherDaemon)
 
         public var description: String {
             switch value {
@@ -50,6 +55,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
             case .jobsDidNotStop: "jobs did not stop"
             case .flushesFailing: "flushes failing"
             case .leaseLost: "lease lost"
+            case .conflictWithAnotherDaemon: "conflict with another daemon"
             }
         }
     }

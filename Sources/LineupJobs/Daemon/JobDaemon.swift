@@ -196,7 +196,8 @@ public final class JobDaemon: Service, Sendable {
                 databaseJobs = try DatabaseJobQueue(
                     database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
                     dependencyWaitTimeout: configuration.dependencyWaitTimeout,
-                    claimBatch: DatabaseJobQueue.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger, leaseLost: { [weak self] reason in self?.stopForLostLease(reason) })
+                    claimBatch: DatabaseJobQueue.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
+                    mustStop: { [weak self] error in self?.stopWithoutWriting(error) })
             } catch {
                 database.close()
                 try? container.close()
@@ -459,13 +460,12 @@ public final class JobDaemon: Service, Sendable {
         }
     }
 
-    /// Told by the database's job queue that this daemon's claims are no longer its own: stops
-    /// at once, and `run()` throws ``DaemonError/Code/leaseLost``.
-    private func stopForLostLease(_ reason: String) {
-        let location = state.withLock { $0.configuration.storeLocation }
-        let error = DaemonError(.leaseLost, path: location, reason)
+    /// Told by the database's job queue that what this daemon's jobs did must not be written (its
+    /// claims are no longer its own, or another daemon wrote the same rows): stops at once, its
+    /// final flush fails as the last one did and gives the jobs back, and `run()` throws `error`.
+    private func stopWithoutWriting(_ error: DaemonError) {
         state.withLock { $0.stopReason = $0.stopReason ?? error }
-        logger.critical("stopping: this daemon lost its lease on its jobs", metadata: ["error": "\(reason)"])
+        logger.critical("stopping without writing what its jobs did", metadata: ["error": "\(error)"])
         requestShutdown()
     }
 

@@ -34,7 +34,9 @@ final class DatabaseJobQueue: JobQueue {
     /// ``failUnknownDependencies()``).
     let dependencyWaitTimeout: Duration
     private let logger: Logger
-    private let leaseLost: @Sendable (String) -> Void
+    /// Told when the daemon must stop without writing what its jobs did: its lease is lost, or a
+    /// flush met another daemon's rows.
+    private let mustStop: @Sendable (DaemonError) -> Void
     /// Heartbeats, rescues and polls, on a queue of their own: never the coordinator's.
     private let ticks = DispatchQueue(label: "lineup.jobs.lease")
     /// Whether the ticks go on (``start(pollInterval:hint:)`` to ``stop()``).
@@ -50,7 +52,7 @@ final class DatabaseJobQueue: JobQueue {
     init(
         database: JobDatabase, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration, claimBatch: Int,
         logger: Logger,
-        leaseLost: @escaping @Sendable (String) -> Void
+        mustStop: @escaping @Sendable (DaemonError) -> Void
     ) throws {
         precondition(claimBatch > 0, "a claim takes one job at least")
         self.database = database
@@ -59,7 +61,7 @@ final class DatabaseJobQueue: JobQueue {
         self.poisonThreshold = poisonThreshold
         self.dependencyWaitTimeout = dependencyWaitTimeout
         self.logger = logger
-        self.leaseLost = leaseLost
+        self.mustStop = mustStop
         let host = ProcessInfo.processInfo.hostName
         let pid = Int64(ProcessInfo.processInfo.processIdentifier)
         daemonID = try database.sessions.withSession { session in
@@ -145,7 +147,10 @@ final class DatabaseJobQueue: JobQueue {
                     [.integer(daemonID), .real(Self.seconds(lease))])
             }
             guard renewed == 1 else {
-                leaseLost("its lease ran out before a heartbeat renewed it, and other daemons took its jobs back")
+                mustStop(
+                    DaemonError(
+                        .leaseLost, path: location,
+                        "its lease ran out before a heartbeat renewed it, and other daemons took its jobs back"))
                 return
             }
             lastHeartbeat.withLock { $0 = .now }
@@ -153,7 +158,11 @@ final class DatabaseJobQueue: JobQueue {
             let since = ContinuousClock.now - lastHeartbeat.withLock { $0 }
             logger.warning("cannot renew the lease", metadata: ["database": "\(location)", "error": "\(error)"])
             if since >= lease {
-                leaseLost("no heartbeat reached the database for \(DaemonConfiguration.seconds(since)) s (lease \(DaemonConfiguration.seconds(lease)) s): \(error)")
+                mustStop(
+                    DaemonError(
+                        .leaseLost, path: location,
+                        "no heartbeat reached the database for \(DaemonConfiguration.seconds(since)) s (lease \(DaemonConfiguration.seconds(lease)) s)",
+                        underlying: error))
             }
         }
     }
@@ -378,8 +387,24 @@ final class DatabaseJobQueue: JobQueue {
             return GroupCommitter.Outcome(flush: .failure(error), filed: [])
         }
         let flush = Result { try container.flush(including: statements) }
-        if case let .failure(error as StoreError) = flush, error.code == .unexpectedRowCount {
-            leaseLost("a flush found jobs of its own taken back by other daemons; it was rolled back with their rows")
+        if case let .failure(error as StoreError) = flush {
+            switch error.code {
+            case .unexpectedRowCount:
+                mustStop(
+                    DaemonError(
+                        .leaseLost, path: location,
+                        "a flush found jobs of its own taken back by other daemons; it was rolled back with their rows"))
+            case .mergeConflict:
+                // The main context holds the conflicting rows and would offer them to every
+                // later flush: only giving the jobs back, unwritten, ends it.
+                mustStop(
+                    DaemonError(
+                        .conflictWithAnotherDaemon, path: location,
+                        "a flush met rows that another daemon wrote since; its jobs go back to the queue and run again",
+                        underlying: error))
+            default:
+                break
+            }
         }
         guard case .success = flush else { return GroupCommitter.Outcome(flush: flush, filed: []) }
         return GroupCommitter.Outcome(flush: flush, filed: Set(jobs.map(\.claimed.claim)))

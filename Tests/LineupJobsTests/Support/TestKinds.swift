@@ -30,6 +30,29 @@ final class InsertRowsTask: JobTask, @unchecked Sendable {
     }
 }
 
+/// Sets the value of the row with a key, inserting it if no row has the key: an import's upsert.
+final class UpsertKeyedTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        let key: String
+        let value: Int
+    }
+
+    let parameters: Parameters
+
+    init(request: JobRequest, parameters: Parameters) {
+        self.parameters = parameters
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let row = try context.fetch(FetchRequest<KeyedRow>(predicate: \.key == parameters.key)).first ?? KeyedRow(context: context)
+        let inserted = row.key == nil
+        row.key = parameters.key
+        row.value = parameters.value
+        return JobOutcome(summary: inserted ? "inserted \(parameters.key)" : "updated \(parameters.key)")
+    }
+}
+
 /// Inserts a row, then fails while `request.attempt <= failures`; succeeds afterwards.
 final class FailNTimesTask: JobTask, @unchecked Sendable {
     struct Parameters: Decodable, Sendable {
@@ -212,6 +235,9 @@ func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegist
             throw JobError(.invalidParameters, "field `count` must not be negative")
         }
         return InsertRowsTask(request: request, parameters: parameters)
+    }
+    registry.register("upsert-keyed", parameters: UpsertKeyedTask.Parameters.self) { request, parameters in
+        UpsertKeyedTask(request: request, parameters: parameters)
     }
     registry.register("fail-n-times", parameters: FailNTimesTask.Parameters.self) { request, parameters in
         FailNTimesTask(request: request, parameters: parameters)

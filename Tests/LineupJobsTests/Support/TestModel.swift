@@ -6,4 +6,12 @@ final class TestRow: ManagedObject {
     @Attribute("value") var value: Int?
 }
 
-let testModel = ManagedObjectModel(TestRow.self)
+/// A row with a natural key: what an import upserts.
+final class KeyedRow: ManagedObject {
+    @Attribute("key") var key: String?
+    @Attribute("value") var value: Int?
+
+    override class var uniquenessConstraints: [[String]] { [["key"]] }
+}
+
+let testModel = ManagedObjectModel(TestRow.self, KeyedRow.self)
