@@ -108,7 +108,8 @@ final class DatabaseJobQueue: JobQueue {
                 try self.failDependencyCycles()
                 try self.failUnknownDependencies()
             } catch {
-                self.logger.warning("cannot take jobs back from daemons whose lease ran out", metadata: ["error": "\(error)"])
+                // The next tick tries again; a lease that is not renewed in time stops the daemon.
+                self.logger.warning("the job queue's tick failed", metadata: ["database": "\(self.location)", "error": "\(error)"])
             }
             // The poll: jobs may have come due (`notBefore`), or come with a notification lost.
             hint()
