@@ -171,6 +171,34 @@ struct DatabaseJobsTests {
         try await second.stop(secondRun)
     }
 
+    /// The server drops every connection (a restart, a failover, a proxy's idle timeout): a
+    /// flush may fail once, the next one reconnects, and the job is done once; the daemon goes on.
+    @Test func aDaemonWhoseConnectionsAreDroppedReconnectsAndGoesOn() async throws {
+        let database = try Database()
+        let harness = try harness(database)
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entry = try harness.enqueue(["kind": "insert-rows", "count": 3])
+        try await events.finished(entry.name)
+        let dropped = try database.psql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        #expect(try #require(Int(dropped)) >= 4, "the writer's, the readers', the queue's and the listener's connections")
+        var acknowledged: [String] = []
+        for _ in 0..<5 where acknowledged.isEmpty {
+            acknowledged = (try? await harness.daemon.flush())?.acknowledged ?? []
+            if acknowledged.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(acknowledged == [entry.name])
+        #expect(try harness.rowsOnDisk() == 3)
+        // And it goes on claiming and acknowledging (the poll stands in for the lost LISTEN).
+        let next = try harness.enqueue(["kind": "insert-rows", "count": 2])
+        try await events.finished(next.name)
+        #expect(try await harness.daemon.flush().acknowledged == [next.name])
+        #expect(try database.counts() == ["available": 0, "running": 0, "done": 2, "failed": 0])
+        #expect(try harness.rowsOnDisk() == 5)
+        try await harness.stop(run)
+    }
+
     /// The intake's crash window: a file claimed into `active/` and inserted, but not deleted,
     /// when the daemon died. The next start inserts it again, which its key turns into nothing.
     @Test func aJobFileLeftInActiveAfterItsInsertRunsOnce() async throws {

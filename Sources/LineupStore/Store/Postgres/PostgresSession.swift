@@ -15,30 +15,50 @@ import PostgresNIO
 ///
 /// One thread at a time uses a session (the pool hands it out, or the one context that owns it
 /// calls it on its queue); `lock` makes that so even for a caller that forgets.
+///
+/// A connection that the server dropped (a restart, a failover, a proxy's idle timeout) is made
+/// again at the next statement that begins no transaction's middle: the statement that met the
+/// drop fails, and so does the rest of a transaction it cut, but the session itself lives on. A
+/// store's writer and reserved reader are sessions held for the store's life, and without this a
+/// restart of the server failed every later flush.
 public final class PostgresSession: @unchecked Sendable {
-    // @unchecked Sendable: `isClosed` is only touched under `lock`; the rest is immutable (and
-    // `PostgresConnection` is Sendable).
-    private let connection: PostgresConnection
+    // @unchecked Sendable: `connection`, `isClosed` and `isInTransaction` are only touched under
+    // `lock`; the rest is immutable (and `PostgresConnection` is Sendable).
+    private var connection: PostgresConnection
+    private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     private let lock = NSLock()
     /// Set by `close()`, under `lock`.
     private var isClosed = false
+    /// Between a `transaction`'s BEGIN and its end, under `lock`: a connection lost there is not
+    /// made again, since the statements after it would run outside the transaction.
+    private var isInTransaction = false
     /// The database's URL without its password, for messages.
     public let location: String
 
-    private init(connection: PostgresConnection, logger: Logger, location: String) {
+    private init(
+        connection: PostgresConnection, configuration: PostgresConnection.Configuration, logger: Logger, location: String
+    ) {
         self.connection = connection
+        self.configuration = configuration
         self.logger = logger
         self.location = location
     }
 
     static func connect(_ configuration: PostgresConnection.Configuration, location: String, logger: Logger) throws -> PostgresSession {
+        PostgresSession(
+            connection: try open(configuration, location: location, logger: logger), configuration: configuration,
+            logger: logger, location: location)
+    }
+
+    private static func open(
+        _ configuration: PostgresConnection.Configuration, location: String, logger: Logger
+    ) throws -> PostgresConnection {
         do {
-            let connection = try PostgresConnection.connect(
+            return try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
                 id: lastConnectionID.withLock { $0 += 1; return $0 }, logger: logger
             ).wait()
-            return PostgresSession(connection: connection, logger: logger, location: location)
         } catch {
             throw StoreError(.postgres, "\(location): cannot connect: \(PostgresSession.describe(error))", underlying: error)
         }
@@ -70,6 +90,8 @@ public final class PostgresSession: @unchecked Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     public func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         try execute(begin)
+        lock.withLock { isInTransaction = true }
+        defer { lock.withLock { isInTransaction = false } }
         do {
             let result = try body()
             try execute("COMMIT")
@@ -111,8 +133,15 @@ public final class PostgresSession: @unchecked Sendable {
             return try lock.withLock {
                 // A query on a connection closed here never completes (postgres-nio drops it):
                 // refuse it, as SQLite refuses a closed database.
-                guard !isClosed, !connection.isClosed else {
+                guard !isClosed else {
                     throw StoreError(.postgres, "\(location): the connection is closed")
+                }
+                if connection.isClosed {
+                    guard !isInTransaction else {
+                        throw StoreError(.postgres, "\(location): the server closed the connection in the middle of a transaction")
+                    }
+                    connection = try Self.open(configuration, location: location, logger: logger)
+                    logger.warning("connected again: the server had closed the connection", metadata: ["database": "\(location)"])
                 }
                 return try connection.query(query, logger: logger).wait()
             }
