@@ -39,6 +39,8 @@ public final class JobDatabase: Sendable {
 
     /// The channel that enqueueing and giving jobs back notify.
     static let channel = "lineup_jobs"
+    /// Wakes the daemons that listen, when its transaction commits.
+    static let notification = "SELECT pg_notify('\(channel)', '')"
     /// Held (for its transaction) by whoever creates the tables.
     private static let schemaLock = 0x6C69_6E65_7570_6A  // "lineupj"
 
@@ -52,11 +54,12 @@ public final class JobDatabase: Sendable {
     public init(url: URL, logger: Logger, connections: Int = 2) throws {
         self.url = url
         self.logger = logger
-        let first = try PostgresSession.connect(to: url, logger: logger)
-        location = first.location
-        first.close()
-        sessions = PostgresSessionPool(capacity: connections) { try PostgresSession.connect(to: url, logger: logger) }
-        try sessions.withSession { session in try session.transaction { try Self.prepareSchema(session) } }
+        let sessions = PostgresSessionPool(capacity: connections) { try PostgresSession.connect(to: url, logger: logger) }
+        location = try sessions.withSession { session in
+            try session.transaction { try Self.prepareSchema(session) }
+            return session.location
+        }
+        self.sessions = sessions
     }
 
     public func close() {
@@ -78,7 +81,7 @@ public final class JobDatabase: Sendable {
                 contents: submission.contents.base64EncodedString(),
                 notBefore: file?.notBefore?.timeIntervalSince1970, intakeKey: submission.intakeKey)
         }
-        let json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+        let json = try Self.jsonArgument(rows)
         let uniqueKeys = Set(rows.compactMap(\.uniqueKey)).sorted()
         return try sessions.withSession { session in
             try session.transaction {
@@ -116,8 +119,8 @@ public final class JobDatabase: Sendable {
                                || unique_key || '` and is queued or running' END
                     FROM judged ORDER BY n
                     ON CONFLICT (intake_key) DO NOTHING
-                    """, [.text(json)])
-                try session.execute("SELECT pg_notify('\(Self.channel)', '')")
+                    """, [json])
+                try session.execute(Self.notification)
                 return inserted
             }
         }
@@ -186,7 +189,7 @@ public final class JobDatabase: Sendable {
     /// or all of them. Returns the names queued.
     @discardableResult
     public func retryFailed(_ ids: [String]?) throws -> [String] {
-        let list = String(decoding: try JSONEncoder().encode(ids ?? []), as: UTF8.self)
+        let list = try Self.jsonArgument(ids ?? [])
         return try sessions.withSession { session in
             try session.transaction {
                 let names = try session.rows(
@@ -196,9 +199,9 @@ public final class JobDatabase: Sendable {
                     WHERE state = 'failed' AND ($2 <> 0 OR job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
                                                    OR name IN (SELECT jsonb_array_elements_text($1::jsonb)))
                     RETURNING name
-                    """, [.text(list), .integer(ids == nil ? 1 : 0)]
+                    """, [list, .integer(ids == nil ? 1 : 0)]
                 ).compactMap(\.[0].textIfPresent)
-                try session.execute("SELECT pg_notify('\(Self.channel)', '')")
+                try session.execute(Self.notification)
                 return names.sorted()
             }
         }
@@ -239,16 +242,22 @@ public final class JobDatabase: Sendable {
     /// Which of `ids` belong to jobs that are queued or running (here or on another daemon).
     func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
-        let list = String(decoding: try JSONEncoder().encode(ids.sorted()), as: UTF8.self)
+        let list = try Self.jsonArgument(ids.sorted())
         return try sessions.withSession { session in
             Set(
                 try session.rows(
                     """
                     SELECT DISTINCT job_id FROM lineup_jobs
                     WHERE state IN ('available', 'running') AND job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
-                    """, [.text(list)]
-                ).compactMap { if case let .text(id) = $0[0] { id } else { nil } })
+                    """, [list]
+                ).compactMap(\.[0].textIfPresent))
         }
+    }
+
+    /// `value` as one JSON text parameter: how a batch reaches `jsonb_to_recordset` or
+    /// `jsonb_array_elements_text`, whatever its size.
+    static func jsonArgument(_ value: some Encodable) throws -> StoreValue {
+        .text(String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
     }
 
     /// A row as `enqueue` hands it to `jsonb_to_recordset`: one parameter for any number of jobs.

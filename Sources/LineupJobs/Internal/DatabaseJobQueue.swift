@@ -67,7 +67,7 @@ final class DatabaseJobQueue: JobQueue {
         daemonID = try database.sessions.withSession { session in
             guard let row = try session.rows(
                 "INSERT INTO lineup_daemons (host, pid, lease_expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING id",
-                [.text(host), .integer(pid), .real(Self.seconds(lease))]
+                [.text(host), .integer(pid), .real(DaemonConfiguration.seconds(lease))]
             ).first, case let .integer(id) = row[0]
             else { throw DaemonError(.storeUnavailable, path: database.location, "cannot register the daemon in lineup_daemons") }
             return id
@@ -145,7 +145,7 @@ final class DatabaseJobQueue: JobQueue {
             let renewed = try database.sessions.withSession { session in
                 try session.execute(
                     "UPDATE lineup_daemons SET lease_expires_at = now() + make_interval(secs => $2) WHERE id = $1",
-                    [.integer(daemonID), .real(Self.seconds(lease))])
+                    [.integer(daemonID), .real(DaemonConfiguration.seconds(lease))])
             }
             guard renewed == 1 else {
                 mustStop(
@@ -187,7 +187,7 @@ final class DatabaseJobQueue: JobQueue {
                 RETURNING id, name, state
                 """, [.integer(Int64(poisonThreshold))])
             if !rescued.isEmpty {
-                try session.execute("SELECT pg_notify('\(JobDatabase.channel)', '')")
+                try session.execute(JobDatabase.notification)
                 for row in rescued {
                     logger.warning(
                         row[2] == .text("failed") ? "job failed as poison: its daemons died under it too often" : "job taken back from a daemon whose lease ran out",
@@ -225,7 +225,7 @@ final class DatabaseJobQueue: JobQueue {
             for row in failed {
                 logger.error("job failed: a dependency cycle", metadata: ["job": "\(row[0])"])
             }
-            if !failed.isEmpty { try session.execute("SELECT pg_notify('\(JobDatabase.channel)', '')") }
+            if !failed.isEmpty { try session.execute(JobDatabase.notification) }
             return failed.count
         }
     }
@@ -249,11 +249,11 @@ final class DatabaseJobQueue: JobQueue {
                       GROUP BY c.id) AS missing
                 WHERE j.id = missing.id AND j.state = 'available'
                 RETURNING j.name
-                """, [.real(Self.seconds(dependencyWaitTimeout))])
+                """, [.real(DaemonConfiguration.seconds(dependencyWaitTimeout))])
             for row in failed {
                 logger.error("job failed: it waits for a job that was never enqueued", metadata: ["job": "\(row[0])"])
             }
-            if !failed.isEmpty { try session.execute("SELECT pg_notify('\(JobDatabase.channel)', '')") }
+            if !failed.isEmpty { try session.execute(JobDatabase.notification) }
             return failed.count
         }
     }
@@ -366,7 +366,7 @@ final class DatabaseJobQueue: JobQueue {
                         .leaseLost, path: job.path,
                         "\(job.enqueuedFileName): this daemon no longer holds the job (its lease ran out and another daemon took it back)")
                 }
-                if notifying { try session.execute("SELECT pg_notify('\(JobDatabase.channel)', '')") }
+                if notifying { try session.execute(JobDatabase.notification) }
             }
         }
     }
@@ -383,7 +383,7 @@ final class DatabaseJobQueue: JobQueue {
         let statements: [FlushStatement]
         do {
             // The notification wakes the daemons for the jobs that waited for these (`after`).
-            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs), FlushStatement("SELECT pg_notify('\(JobDatabase.channel)', '')")]
+            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs), FlushStatement(JobDatabase.notification)]
         } catch {
             return GroupCommitter.Outcome(flush: .failure(error), filed: [])
         }
@@ -429,12 +429,8 @@ final class DatabaseJobQueue: JobQueue {
             FROM jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer, report text)
             WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'running'
             """,
-            arguments: [.text(String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)), .integer(daemonID)],
+            arguments: [try JobDatabase.jsonArgument(rows), .integer(daemonID)],
             expectedRowCount: jobs.count)
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 
