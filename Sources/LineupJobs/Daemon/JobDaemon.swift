@@ -188,26 +188,9 @@ public final class JobDaemon: Service, Sendable {
         // SIGHUP or SIGUSR1 in that time would otherwise kill the daemon (their default
         // action). The sequence keeps what arrives until the loop reads it.
         let signals: UnixSignalsSequence? = handlingSignals ? await UnixSignalsSequence(trapping: .sigusr1, .sighup) : nil
-        let (spool, container, recovery, ownership, database) = try start(configuration, logger: logger)
-        let jobs: any JobQueue
-        let databaseJobs: DatabaseJobQueue?
-        if let database {
-            do {
-                databaseJobs = try DatabaseJobQueue(
-                    database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
-                    dependencyWaitTimeout: configuration.dependencyWaitTimeout,
-                    claimBatch: DatabaseJobQueue.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
-                    mustStop: { [weak self] error in self?.stopWithoutWriting(error) })
-            } catch {
-                database.close()
-                try? container.close()
-                throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot register in lineup_daemons", underlying: error)
-            }
-            jobs = databaseJobs!
-        } else {
-            databaseJobs = nil
-            jobs = SpoolJobQueue(spool: spool)
-        }
+        let (spool, container, recovery, ownership, databaseJobs) = try start(configuration, logger: logger)
+        let database = databaseJobs?.database
+        let jobs: any JobQueue = databaseJobs ?? SpoolJobQueue(spool: spool)
         let runner = JobRunner(
             jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
             settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
@@ -316,7 +299,7 @@ public final class JobDaemon: Service, Sendable {
     // MARK: - Start and stop
 
     private func start(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> (
-        SpoolDirectory, PersistentContainer, SpoolRecovery, [OwnershipLock], JobDatabase?
+        SpoolDirectory, PersistentContainer, SpoolRecovery, [OwnershipLock], DatabaseJobQueue?
     ) {
         try configuration.validate()
         let spool: SpoolDirectory
@@ -358,25 +341,17 @@ public final class JobDaemon: Service, Sendable {
                     underlying: error)
             }
         }
-        if let databaseURL = configuration.databaseURL {
-            // The spool's active/ holds only what the intake was moving into the database (see
-            // DatabaseIntake); the database takes back the jobs of daemons that died.
-            let database: JobDatabase
+        // With a database, the spool's active/ holds only what the intake was moving into it
+        // (DatabaseIntake finishes that), and the database takes back the jobs of daemons that died.
+        var recovery = SpoolRecovery()
+        if configuration.databaseURL == nil {
             do {
-                database = try JobDatabase(url: databaseURL, logger: logger)
+                recovery = try spool.recoverActive(maxInterruptions: configuration.maxInterruptions)
             } catch {
                 try? container.close()
-                throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the jobs table", underlying: error)
+                throw DaemonError(
+                    .spoolUnavailable, path: configuration.spoolURL.path, "cannot recover active/", underlying: error)
             }
-            return (spool, container, SpoolRecovery(), ownership, database)
-        }
-        let recovery: SpoolRecovery
-        do {
-            recovery = try spool.recoverActive(maxInterruptions: configuration.maxInterruptions)
-        } catch {
-            try? container.close()
-            throw DaemonError(
-                .spoolUnavailable, path: configuration.spoolURL.path, "cannot recover active/", underlying: error)
         }
         if !recovery.isEmpty {
             logger.warning(
@@ -393,7 +368,26 @@ public final class JobDaemon: Service, Sendable {
         } catch {
             logger.warning("cannot clean the spool's tmp/", metadata: ["error": "\(error)"])
         }
-        return (spool, container, recovery, ownership, nil)
+        var databaseJobs: DatabaseJobQueue?
+        if let databaseURL = configuration.databaseURL {
+            do {
+                let database = try JobDatabase(url: databaseURL, logger: logger)
+                do {
+                    databaseJobs = try DatabaseJobQueue(
+                        database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
+                        dependencyWaitTimeout: configuration.dependencyWaitTimeout,
+                        claimBatch: DatabaseJobQueue.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
+                        mustStop: { [weak self] error in self?.stopWithoutWriting(error) })
+                } catch {
+                    database.close()
+                    throw error
+                }
+            } catch {
+                try? container.close()
+                throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the jobs table", underlying: error)
+            }
+        }
+        return (spool, container, recovery, ownership, databaseJobs)
     }
 
     private func stop(runner: JobRunner, container: PersistentContainer, databaseJobs: DatabaseJobQueue?) async throws {
