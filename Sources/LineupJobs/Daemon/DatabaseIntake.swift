@@ -50,30 +50,24 @@ final class DatabaseIntake: Sendable {
 
     /// Inserts again what a pass left in `active/` (it was inserted, or not: the intake key makes
     /// both the same), then deletes it.
-    @discardableResult
-    func recoverActive() throws -> Int {
-        var moved = 0
+    private func recoverActive() throws {
         for entry in try spool.entries(.running) {
             guard let contents = FileManager.default.contents(atPath: entry.path) else { continue }
-            moved += try insert(activeFileName: entry.fileName, name: entry.name, isBulk: entry.isBulk, contents: contents, path: entry.path)
+            try insert(activeFileName: entry.fileName, name: entry.name, isBulk: entry.isBulk, contents: contents, path: entry.path)
         }
-        return moved
     }
 
     /// Moves every job file in `new/` into the database, due or not (the table keeps `notBefore`).
-    @discardableResult
-    func moveQueued() throws -> Int {
-        var moved = 0
+    private func moveQueued() throws {
         for entry in try spool.entries(.queued) {
             guard let claimed = try spool.claim(fileName: entry.fileName) else { continue }
-            moved += try insert(
+            try insert(
                 activeFileName: claimed.fileName, name: claimed.name, isBulk: claimed.isBulk, contents: claimed.contents,
                 path: claimed.path)
         }
-        return moved
     }
 
-    private func insert(activeFileName: String, name: String, isBulk: Bool, contents: Data, path: String) throws -> Int {
+    private func insert(activeFileName: String, name: String, isBulk: Bool, contents: Data, path: String) throws {
         let submissions: [JobDatabase.Submission]
         if isBulk {
             submissions = SpoolDirectory.jobLines(ofBulk: contents).map { line in
@@ -87,6 +81,5 @@ final class DatabaseIntake: Sendable {
         logger.info(
             "job file moved into the database",
             metadata: ["file": "\(activeFileName)", "jobs": "\(submissions.count)", "inserted": "\(inserted)"])
-        return submissions.count
     }
 }
