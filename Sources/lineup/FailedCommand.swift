@@ -20,9 +20,10 @@ struct FailedCommand: ParsableCommand {
             defer { jobs.close() }
             let failed = try jobs.failures().reversed()
             for failure in failed {
-                let id = failure.id.map { "id \($0), " } ?? ""
-                let attempts = failure.attempts == 1 ? "1 attempt" : "\(failure.attempts) attempts"
-                print("\(failure.name)  \(id)\(failure.kind ?? "unknown kind"), \(attempts), failed \(failure.finishedAt.ISO8601Format()): \(failure.reason)")
+                print(
+                    Self.line(
+                        name: failure.name, id: failure.id, kind: failure.kind, attempts: failure.attempts,
+                        finishedAt: failure.finishedAt, reason: failure.reason))
             }
             print(failed.count == 1 ? "1 failed job" : "\(failed.count) failed jobs")
             return
@@ -34,10 +35,18 @@ struct FailedCommand: ParsableCommand {
                 print("\(entry.name)  (no report)  \(entry.fileName)")
                 continue
             }
-            let id = report.id.map { "id \($0), " } ?? ""
-            let attempts = report.attempts == 1 ? "1 attempt" : "\(report.attempts) attempts"
-            print("\(entry.name)  \(id)\(report.kind ?? "unknown kind"), \(attempts), failed \(report.finishedAt.ISO8601Format()): \(report.reason)")
+            print(
+                Self.line(
+                    name: entry.name, id: report.id, kind: report.kind, attempts: report.attempts, finishedAt: report.finishedAt,
+                    reason: report.reason))
         }
         print(failed.count == 1 ? "1 failed job" : "\(failed.count) failed jobs")
+    }
+
+    /// One failed job as the command lists it, from a spool or a database alike.
+    private static func line(name: String, id: String?, kind: String?, attempts: Int, finishedAt: Date, reason: String) -> String {
+        let id = id.map { "id \($0), " } ?? ""
+        let attempts = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
+        return "\(name)  \(id)\(kind ?? "unknown kind"), \(attempts), failed \(finishedAt.ISO8601Format()): \(reason)"
     }
 }
