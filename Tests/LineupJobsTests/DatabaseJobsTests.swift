@@ -99,6 +99,25 @@ struct DatabaseJobsTests {
         try await harness.stop(run)
     }
 
+    /// A bulk file with no job in it (blank lines only) gives the table nothing to fail: the
+    /// intake fails it whole in the host's `failed/`, with its reason, as a daemon on a spool does.
+    @Test func aBulkFileWithNoJobFailsInTheSpoolWithItsReason() async throws {
+        let database = try Database()
+        let harness = try harness(database)
+        defer { harness.removeFiles() }
+        let (_, run) = try await harness.start()
+        let entry = try harness.spool.enqueueBulk(contents: Data("\n  \n".utf8))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try harness.spool.entries(.failed).isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let failed = try #require(try harness.spool.entries(.failed).first)
+        #expect(failed.name == entry.name)
+        #expect(try harness.spool.failureReport(for: failed).reason.contains("holds no job"))
+        #expect(try database.counts() == ["available": 0, "running": 0, "done": 0, "failed": 0])
+        try await harness.stop(run)
+    }
+
     /// Another daemon took the job back (its lease ran out): the flush that would acknowledge it
     /// is rolled back with its rows, and the daemon stops, so that the job's rows are written
     /// once, by whichever daemon runs it again.

@@ -61,10 +61,33 @@ final class DatabaseIntake: Sendable {
     private func moveQueued() throws {
         for entry in try spool.entries(.queued) {
             guard let claimed = try spool.claim(fileName: entry.fileName) else { continue }
+            if claimed.isBulk, SpoolDirectory.jobLines(ofBulk: claimed.contents).isEmpty {
+                try failWhole(claimed)
+                continue
+            }
             try insert(
                 activeFileName: claimed.fileName, name: claimed.name, isBulk: claimed.isBulk, contents: claimed.contents,
                 path: claimed.path)
         }
+    }
+
+    /// A bulk file with no job to insert (blank, unreadable or too large) fails whole in the
+    /// spool's `failed/`, with its reason, as a daemon on the spool fails it: deleted, it would be
+    /// lost without a word.
+    private func failWhole(_ claimed: ClaimedJob) throws {
+        let reason: String
+        do {
+            _ = try claimed.decodeJobFile()
+            reason = "\(claimed.enqueuedFileName): holds no job"
+        } catch {
+            reason = error.description
+        }
+        try spool.fail(
+            claimed,
+            report: JobFailureReport(
+                name: claimed.name, id: nil, kind: nil, reason: reason, attempts: 0, interruptions: claimed.interruptions,
+                retryable: false, startedAt: nil, finishedAt: Date()))
+        logger.error("bulk file failed: no job to move into the database", metadata: ["file": "\(claimed.fileName)", "error": "\(reason)"])
     }
 
     private func insert(activeFileName: String, name: String, isBulk: Bool, contents: Data, path: String) throws {
