@@ -91,7 +91,7 @@ public final class DaemonMetrics: Sendable {
 
     /// Counts the events of `events` (``JobDaemon/events()``, subscribed before the daemon
     /// runs) until the stream ends.
-    public func follow(_ events: AsyncStream<DaemonEvent>) async {
+    public func follow(_ events: DaemonEvents) async {
         for await event in events {
             record(event)
         }

@@ -150,7 +150,7 @@ public final class JobDaemon: Service, Sendable {
 
     /// A new stream of everything the daemon does from now on; it finishes when the daemon
     /// stops. Subscribe before ``run()`` to see every event.
-    public func events() -> AsyncStream<DaemonEvent> {
+    public func events() -> DaemonEvents {
         broadcaster.subscribe()
     }
 

@@ -92,7 +92,7 @@ extension SystemdNotifier {
     /// the store is open and `active/` recovered, `RELOADING=1` then `READY=1` for a reload
     /// (sent once it is applied), `STOPPING=1` at shutdown, and a `STATUS=` line with the
     /// counts after each flush. Subscribe with ``JobDaemon/events()`` before the daemon runs.
-    public func follow(_ events: AsyncStream<DaemonEvent>, of daemon: JobDaemon) async {
+    public func follow(_ events: DaemonEvents, of daemon: JobDaemon) async {
         for await event in events {
             switch event {
             case .started:

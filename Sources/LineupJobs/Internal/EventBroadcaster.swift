@@ -2,18 +2,19 @@ import Dispatch
 import Foundation
 import LineupLocking
 
-/// Hands every event to every subscriber's `AsyncStream`, in the order they were emitted. Each
-/// subscriber buffers without bound, so a slow reader misses nothing.
+/// Hands every event to every subscriber (``DaemonEvents``), in the order they were emitted.
+/// Each subscriber buffers without bound, so a slow reader misses nothing.
 ///
 /// Events are handed over in batches, on a delivery queue of their own, at most one batch a
-/// millisecond: a subscriber waiting for its next event is woken (a thread hand-off) once per
-/// batch, and the threads that emit (the runner's coordinator, the tasks) never pay for that
-/// wake-up. Yielded one by one, the four or so events of each job woke the reader four times
-/// a job: under load, the largest single source of the daemon's thread wake-ups.
+/// millisecond, each batch one element of the subscriber's stream: a subscriber waiting for its
+/// next event is woken (a thread hand-off) once per batch, the stream's buffer is locked once
+/// per batch, and the threads that emit (the runner's coordinator, the tasks) never pay for
+/// either. Yielded one by one, the four or so events of each job woke the reader four times a
+/// job: under load, the largest single source of the daemon's thread wake-ups.
 final class EventBroadcaster: Sendable {
     private struct Subscriber {
         let key: UUID
-        let continuation: AsyncStream<DaemonEvent>.Continuation
+        let continuation: AsyncStream<[DaemonEvent]>.Continuation
         /// Emitted since the last delivery, oldest first.
         var pending: [DaemonEvent] = []
     }
@@ -32,8 +33,9 @@ final class EventBroadcaster: Sendable {
     private static let batchWindow = DispatchTimeInterval.milliseconds(1)
 
     /// A stream of the events emitted from now on.
-    func subscribe() -> AsyncStream<DaemonEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DaemonEvent.self, bufferingPolicy: .unbounded)
+    func subscribe() -> DaemonEvents {
+        let (stream, continuation) = AsyncStream.makeStream(of: [DaemonEvent].self, bufferingPolicy: .unbounded)
+        let events = DaemonEvents(batches: stream)
         let key = UUID()
         let added = state.withLock { state in
             guard !state.finished else { return false }
@@ -42,12 +44,12 @@ final class EventBroadcaster: Sendable {
         }
         guard added else {
             continuation.finish()
-            return stream
+            return events
         }
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { $0.subscribers.removeAll { $0.key == key } }
         }
-        return stream
+        return events
     }
 
     /// Queues `event` for every current subscriber; the delivery queue hands it over within
@@ -88,7 +90,7 @@ final class EventBroadcaster: Sendable {
     private func deliver() {
         let batches = state.withLock { state in
             state.deliveryScheduled = false
-            var batches: [(AsyncStream<DaemonEvent>.Continuation, [DaemonEvent])] = []
+            var batches: [(AsyncStream<[DaemonEvent]>.Continuation, [DaemonEvent])] = []
             for index in state.subscribers.indices where !state.subscribers[index].pending.isEmpty {
                 batches.append((state.subscribers[index].continuation, state.subscribers[index].pending))
                 state.subscribers[index].pending = []
@@ -96,9 +98,7 @@ final class EventBroadcaster: Sendable {
             return batches
         }
         for (continuation, events) in batches {
-            for event in events {
-                continuation.yield(event)
-            }
+            continuation.yield(events)
         }
     }
 }

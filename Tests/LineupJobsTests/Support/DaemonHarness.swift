@@ -159,11 +159,11 @@ struct DaemonHarness {
 /// by side), and a test that waits for one and then the other must not miss the second because
 /// it came first.
 struct EventLog {
-    private var iterator: AsyncStream<DaemonEvent>.Iterator
+    private var iterator: DaemonEvents.Iterator
     /// Every event read so far.
     private(set) var seen: [DaemonEvent] = []
 
-    init(_ stream: AsyncStream<DaemonEvent>) {
+    init(_ stream: DaemonEvents) {
         iterator = stream.makeAsyncIterator()
     }
 
