@@ -133,10 +133,12 @@ extension JobFile {
         }
     }
 
-    /// Parses the bytes as one JSON object.
-    static func decodeObject(_ data: Data, path: String?) throws(SpoolError) -> [String: JSONValue] {
+    /// Parses the bytes as one JSON object; `isPlainText` says that `JSONObjectParser` read
+    /// them, so the fields are what `JSONDecoder` reads from the text (``FieldDecoder`` may
+    /// decode parameters from them).
+    static func decodeObject(_ data: Data, path: String?) throws(SpoolError) -> (fields: [String: JSONValue], isPlainText: Bool) {
         if let fields = JSONObjectParser.parse(data) {
-            return fields
+            return (fields, true)
         }
         // Not plain JSON text, so JSONDecoder decides: it refuses it with the error below, or
         // reads what its leniency allows (JSONObjectParser's notes).
@@ -144,7 +146,7 @@ extension JobFile {
         // Straight into the fields, the case of every valid job file: decoding a `JSONValue`
         // first would try (and fail) the four scalar types before it got to the object.
         if let fields = try? decoder.decode([String: JSONValue].self, from: data) {
-            return fields
+            return (fields, false)
         }
         let value: JSONValue
         do {

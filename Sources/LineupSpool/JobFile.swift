@@ -54,6 +54,8 @@ public struct JobFile: Sendable, Hashable {
     private let source: Data?
     /// Where the file came from, for error messages. Not part of equality.
     private let path: String?
+    /// Whether `fields` are what `JSONDecoder` reads from `source` (see ``FieldDecoder``).
+    private var fieldsDecodeAsTheText = false
 
     /// Parses a job file.
     ///
@@ -64,8 +66,9 @@ public struct JobFile: Sendable, Hashable {
     ///   the position; not an object), ``SpoolError/Code/missingField`` (no `kind`) or
     ///   ``SpoolError/Code/invalidField`` (a common field of the wrong type or value).
     public init(data: Data, path: String? = nil) throws(SpoolError) {
-        let fields = try Self.decodeObject(data, path: path)
+        let (fields, isPlainText) = try Self.decodeObject(data, path: path)
         try self.init(fields: fields, source: data, path: path)
+        fieldsDecodeAsTheText = isPlainText
     }
 
     /// Makes a job file for a producer to enqueue.
@@ -118,6 +121,9 @@ public struct JobFile: Sendable, Hashable {
     public func parameters<Parameters: Decodable>(as type: Parameters.Type = Parameters.self)
         throws(SpoolError) -> Parameters
     {
+        if fieldsDecodeAsTheText, let parameters = FieldDecoder.decode(Parameters.self, from: fields) {
+            return parameters
+        }
         let data: Data
         if let source {
             data = source
