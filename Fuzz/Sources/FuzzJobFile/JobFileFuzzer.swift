@@ -61,6 +61,70 @@ private func checkReadAsJSONDecoderReads(_ job: JobFile, from bytes: Data) {
         fatalError("a job file JSONDecoder refuses was accepted: \(job.fields)")
     }
     expect(sameCases(.object(job.fields), .object(decoded)), "the job file read \(job.fields), JSONDecoder reads \(decoded)")
+    // parameters(as:) decodes from the parsed fields where it can: every answer must be the
+    // one JSONDecoder gives from the text, for a type that tries one reading after another.
+    let parameters = try? job.parameters(as: [String: Probe].self)
+    let reference = try? JSONDecoder().decode([String: Probe].self, from: bytes)
+    expect(
+        parameters.map { Probe.object($0) } == reference.map { Probe.object($0) },
+        "parameters(as:) read \(String(describing: parameters)), JSONDecoder reads \(String(describing: reference))")
+}
+
+/// A value read by trying narrow types first, as a parameter type that catches decoding
+/// errors would: each attempt that fails or succeeds must do so as with `JSONDecoder`.
+/// Numbers compare bit for bit (`-0.0` is not `0.0`).
+private enum Probe: Decodable, Equatable {
+    case null
+    case int8(Int8)
+    case uint16(UInt16)
+    case int(Int)
+    case float(Float)
+    case double(Double)
+    case bool(Bool)
+    case string(String)
+    case array([Probe])
+    case object([String: Probe])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Int8.self) {
+            self = .int8(value)
+        } else if let value = try? container.decode(UInt16.self) {
+            self = .uint16(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(Float.self) {
+            self = .float(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([Probe].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: Probe].self))
+        }
+    }
+
+    static func == (lhs: Probe, rhs: Probe) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.int8(a), .int8(b)): a == b
+        case let (.uint16(a), .uint16(b)): a == b
+        case let (.int(a), .int(b)): a == b
+        case let (.float(a), .float(b)): a.bitPattern == b.bitPattern
+        case let (.double(a), .double(b)): a.bitPattern == b.bitPattern
+        case let (.bool(a), .bool(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.object(a), .object(b)): a == b
+        default: false
+        }
+    }
 }
 
 private func sameCases(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
