@@ -143,11 +143,45 @@ public final class PostgresSession: @unchecked Sendable {
                     connection = try Self.open(configuration, location: location, logger: logger)
                     logger.warning("connected again: the server had closed the connection", metadata: ["database": "\(location)"])
                 }
-                return try connection.query(query, logger: logger).wait()
+                return try answer(to: connection.query(query, logger: logger), on: connection)
             }
         } catch let error as PSQLError {
             throw StoreError(.postgres, "\(location): \(PostgresSession.describe(error))", underlying: error)
         }
+    }
+
+    /// How long a statement may stay unanswered once its connection reports closed.
+    static let closedConnectionGrace = Duration.seconds(1)
+
+    /// Waits for a statement's answer, which a closed connection may never give: postgres-nio
+    /// writes a query to its channel without a promise, so a query that reaches a channel closed
+    /// after `run` saw it open (the server dropped it in between) is lost, and `wait()` on it
+    /// never returned, holding the session's lock (a test that dropped every connection of a
+    /// daemon hung so, once in twenty runs). Once the connection reports closed, a statement
+    /// still unanswered after ``closedConnectionGrace`` fails; a statement on an open connection
+    /// is waited for however long it runs.
+    private func answer<Value: Sendable>(
+        to future: EventLoopFuture<Value>, on connection: PostgresConnection
+    ) throws -> Value {
+        let answered = DispatchSemaphore(value: 0)
+        let outcome = Locked<Result<Value, any Error>?>(nil)
+        future.whenComplete { result in
+            outcome.withLock { $0 = result }
+            answered.signal()
+        }
+        var closedSince: ContinuousClock.Instant?
+        while answered.wait(timeout: .now() + .milliseconds(250)) == .timedOut {
+            guard connection.isClosed else { continue }
+            let now = ContinuousClock.now
+            guard let since = closedSince else {
+                closedSince = now
+                continue
+            }
+            if now - since >= Self.closedConnectionGrace {
+                throw StoreError(.postgres, "\(location): the connection closed before the server answered the statement")
+            }
+        }
+        return try outcome.withLock { $0! }.get()
     }
 
     /// The server's message and SQLSTATE, which `PSQLError`'s own description hides.
