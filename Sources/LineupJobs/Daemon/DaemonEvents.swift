@@ -26,13 +26,7 @@ public struct DaemonEvents: AsyncSequence, Sendable {
         }
 
         public mutating func next() async -> DaemonEvent? {
-            while position == batch.count {
-                guard let next = await batches.next() else { return nil }
-                batch = next
-                position = 0
-            }
-            defer { position += 1 }
-            return batch[position]
+            await next(isolation: nil)
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> DaemonEvent? {
