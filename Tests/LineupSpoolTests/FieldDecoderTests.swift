@@ -64,6 +64,28 @@ struct FieldDecoderTests {
         let d: String?
     }
 
+    /// Tells the decoding errors apart, as a hand-written `init(from:)` may.
+    enum Attempt: Decodable, Equatable {
+        case integer(Int), null, mismatch, other
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            do {
+                self = .integer(try container.decode(Int.self))
+            } catch DecodingError.valueNotFound {
+                self = .null
+            } catch DecodingError.typeMismatch {
+                self = .mismatch
+            } catch {
+                self = .other
+            }
+        }
+    }
+
+    struct Attempts: Decodable, Equatable {
+        let a: [Attempt]
+    }
+
     /// Decodes `text` both ways; the field decoder's answer, when it gives one, must equal
     /// `JSONDecoder`'s. Returns whether it gave one.
     @discardableResult
@@ -92,6 +114,8 @@ struct FieldDecoderTests {
         #expect(Self.compare(Nested.self, #"{"kind":"k","a":{"x":1,"y":-2},"b":[[0.5],[]],"c":{"b":[true,null]},"d":["p","q"]}"#))
         #expect(Self.compare(RawValues.self, #"{"kind":"k","a":"slow","b":-2147483648,"c":[null,2.5]}"#))
         #expect(Self.compare(FreeForm.self, #"{"kind":"k","a":7,"b":{"x":"y","z":[true,null]},"c":[]}"#))
+        // A type that catches errors sees the same ones: no value for null, a mismatch for the rest.
+        #expect(Self.compare(Attempts.self, #"{"kind":"k","a":[1,null,"x",true,[],{}]}"#))
         // An integer that a Double holds exactly is the Double JSONDecoder reads, and a whole
         // number in any spelling is the integer JSONDecoder reads (the parser keeps it as one).
         #expect(Self.compare(Scalars.self, #"{"kind":"k","a":"","b":1,"c":3,"d":true}"#))

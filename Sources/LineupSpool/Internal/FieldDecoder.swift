@@ -23,9 +23,13 @@ struct FieldDecoder {
     /// What a decline throws; ``decode(_:from:)`` returns nil whatever was thrown.
     private struct Declined: Error {}
 
-    /// What `JSONDecoder` throws for this type and value, too.
+    /// What `JSONDecoder` throws for this type and value, too: no value for null, a type
+    /// mismatch for the rest.
     private static func mismatch<T>(_ type: T.Type, _ value: JSONValue, at codingPath: [any CodingKey]) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected \(type) but found \(value.typeDescription) instead."))
+        if case .null = value {
+            return .valueNotFound(type, .init(codingPath: codingPath, debugDescription: "Expected \(type) value but found null instead."))
+        }
+        return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected \(type) but found \(value.typeDescription) instead."))
     }
 
     /// The value, or nil when the decoder declined anywhere.
@@ -127,7 +131,6 @@ struct FieldDecoder {
             default: return nil
             }
         }
-
     }
 
     private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
