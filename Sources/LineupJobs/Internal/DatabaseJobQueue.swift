@@ -169,9 +169,8 @@ final class DatabaseJobQueue: JobQueue {
     }
 
     /// Deletes the daemons whose lease ran out and gives their running jobs back (or fails those
-    /// interrupted too often); returns how many jobs it gave back or failed.
-    @discardableResult
-    func rescueExpiredClaims() throws -> Int {
+    /// interrupted too often).
+    func rescueExpiredClaims() throws {
         try database.sessions.withSession { session in
             let rescued = try session.rows(
                 """
@@ -194,15 +193,13 @@ final class DatabaseJobQueue: JobQueue {
                         metadata: ["job": "\(row[1])", "row": "\(row[0])"])
                 }
             }
-            return rescued.count
         }
     }
 
     /// Fails the queued jobs that wait for themselves through `after`: none of them can ever be
     /// claimed (a job is claimed once every job it names is settled), so no daemon would see the
     /// cycle as the spool's runner sees it at claim time.
-    @discardableResult
-    func failDependencyCycles() throws -> Int {
+    func failDependencyCycles() throws {
         try database.sessions.withSession { session in
             let failed = try session.rows(
                 """
@@ -226,15 +223,13 @@ final class DatabaseJobQueue: JobQueue {
                 logger.error("job failed: a dependency cycle", metadata: ["job": "\(row[0])"])
             }
             if !failed.isEmpty { try session.execute(JobDatabase.notification) }
-            return failed.count
         }
     }
 
     /// Fails the queued jobs whose `after` names an id that no job has had for
     /// ``dependencyWaitTimeout`` since they were enqueued: the wait the spool's runner gives
     /// a dependency that may be enqueued a moment later.
-    @discardableResult
-    func failUnknownDependencies() throws -> Int {
+    func failUnknownDependencies() throws {
         try database.sessions.withSession { session in
             let failed = try session.rows(
                 """
@@ -254,7 +249,6 @@ final class DatabaseJobQueue: JobQueue {
                 logger.error("job failed: it waits for a job that was never enqueued", metadata: ["job": "\(row[0])"])
             }
             if !failed.isEmpty { try session.execute(JobDatabase.notification) }
-            return failed.count
         }
     }
 
