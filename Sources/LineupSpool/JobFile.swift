@@ -55,7 +55,7 @@ public struct JobFile: Sendable, Hashable {
     /// Where the file came from, for error messages. Not part of equality.
     private let path: String?
     /// Whether `fields` are what `JSONDecoder` reads from `source` (see ``FieldDecoder``).
-    private var fieldsDecodeAsTheText = false
+    private let fieldsDecodeAsTheText: Bool
 
     /// Parses a job file.
     ///
@@ -67,8 +67,7 @@ public struct JobFile: Sendable, Hashable {
     ///   ``SpoolError/Code/invalidField`` (a common field of the wrong type or value).
     public init(data: Data, path: String? = nil) throws(SpoolError) {
         let (fields, isPlainText) = try Self.decodeObject(data, path: path)
-        try self.init(fields: fields, source: data, path: path)
-        fieldsDecodeAsTheText = isPlainText
+        try self.init(fields: fields, source: data, path: path, fieldsDecodeAsTheText: isPlainText)
     }
 
     /// Makes a job file for a producer to enqueue.
@@ -158,7 +157,9 @@ public struct JobFile: Sendable, Hashable {
         hasher.combine(fields)
     }
 
-    private init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
+    private init(
+        fields: [String: JSONValue], source: Data?, path: String?, fieldsDecodeAsTheText: Bool = false
+    ) throws(SpoolError) {
         let common = try CommonFields(fields, path: path)
         self.kind = common.kind
         self.id = common.id
@@ -171,6 +172,7 @@ public struct JobFile: Sendable, Hashable {
         self.fields = fields
         self.source = source
         self.path = path
+        self.fieldsDecodeAsTheText = fieldsDecodeAsTheText
     }
 }
 

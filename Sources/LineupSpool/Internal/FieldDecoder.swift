@@ -23,15 +23,6 @@ struct FieldDecoder {
     /// What a decline throws; ``decode(_:from:)`` returns nil whatever was thrown.
     private struct Declined: Error {}
 
-    /// What `JSONDecoder` throws for this type and value, too: no value for null, a type
-    /// mismatch for the rest.
-    private static func mismatch<T>(_ type: T.Type, _ value: JSONValue, at codingPath: [any CodingKey]) -> DecodingError {
-        if case .null = value {
-            return .valueNotFound(type, .init(codingPath: codingPath, debugDescription: "Expected \(type) value but found null instead."))
-        }
-        return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected \(type) but found \(value.typeDescription) instead."))
-    }
-
     /// The value, or nil when the decoder declined anywhere.
     static func decode<T: Decodable>(_ type: T.Type, from fields: [String: JSONValue]) -> T? {
         let outcome = Outcome()
@@ -71,8 +62,13 @@ struct FieldDecoder {
             Single(node: self)
         }
 
+        /// What `JSONDecoder` throws for this type and value, too: no value for null, a type
+        /// mismatch for the rest.
         func mismatch<T>(_ type: T.Type) -> DecodingError {
-            FieldDecoder.mismatch(type, value, at: codingPath)
+            if case .null = value {
+                return .valueNotFound(type, .init(codingPath: codingPath, debugDescription: "Expected \(type) value but found null instead."))
+            }
+            return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected \(type) but found \(value.typeDescription) instead."))
         }
 
         func decodeNil() -> Bool {
