@@ -169,17 +169,14 @@ public final class PostgresSession: @unchecked Sendable {
             outcome.withLock { $0 = result }
             answered.signal()
         }
-        var closedSince: ContinuousClock.Instant?
+        var giveUpAt: ContinuousClock.Instant?
         while answered.wait(timeout: .now() + .milliseconds(250)) == .timedOut {
             guard connection.isClosed else { continue }
             let now = ContinuousClock.now
-            guard let since = closedSince else {
-                closedSince = now
-                continue
-            }
-            if now - since >= Self.closedConnectionGrace {
+            if let giveUpAt, now >= giveUpAt {
                 throw StoreError(.postgres, "\(location): the connection closed before the server answered the statement")
             }
+            giveUpAt = giveUpAt ?? now + Self.closedConnectionGrace
         }
         return try outcome.withLock { $0! }.get()
     }
