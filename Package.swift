@@ -66,6 +66,14 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        .systemLibrary(
+            name: "CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"])]
+        ),
+        // Which allocator serves malloc. The executables depend on it, which links jemalloc into
+        // them (see ProcessAllocator for why); the libraries leave the allocator to the program.
+        .target(name: "LineupAllocator", dependencies: ["CJemalloc"]),
         // Streaming readers of the NDBC buoy XML formats, in SI units.
         .target(name: "BuoyXML", dependencies: ["CLibXML2"]),
         // What the tests and the benchmark share: seeded randomness, fixture writers and
@@ -85,6 +93,7 @@ let package = Package(
         .executableTarget(
             name: "lineupd",
             dependencies: [
+                "LineupAllocator",
                 "LineupJobs",
                 "LineupSpool",
                 "LineupStore",
@@ -107,6 +116,7 @@ let package = Package(
         .executableTarget(
             name: "lineup",
             dependencies: [
+                "LineupAllocator",
                 "LineupSpool",
                 "LineupJobs",
                 "LineupStore",
@@ -118,6 +128,7 @@ let package = Package(
         .executableTarget(
             name: "lineup-bench",
             dependencies: [
+                "LineupAllocator",
                 "LineupLocking",
                 "LineupStore",
                 "LineupSpool",
@@ -171,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "LineupCLITests",
             dependencies: [
-                "lineupd", "lineup", "note-daemon", "LineupSpool", "LineupJobs", "BuoyXML", "LineupTestSupport",
+                "lineupd", "lineup", "note-daemon", "LineupAllocator", "LineupSpool", "LineupJobs", "BuoyXML", "LineupTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -1,3 +1,5 @@
+import LineupAllocator
+
 /// Runs the benchmark the command line names and returns the exit status.
 enum BenchCommand {
     static func main(_ arguments: [String]) -> Int32 {
@@ -39,6 +41,7 @@ enum BenchCommand {
         }
         if !table.rows.isEmpty {
             print(table.render())
+            print("malloc of this process, Lineup's side and the baseline's alike: \(ProcessAllocator.current)")
         }
         if failed { return 1 }
         // Asked for alone, a benchmark that does not exist yet is a usage error; `all` runs what exists.

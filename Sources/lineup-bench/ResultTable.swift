@@ -25,6 +25,23 @@ struct ResultTable {
         results += other.results
     }
 
+    /// A row and a RESULT line comparing the CPU time (all threads) each side took for the same
+    /// work: `ratio` is the baseline's CPU time over Lineup's, higher is better, as for speeds.
+    mutating func append(
+        cpuRow name: String, lineup: UInt64, lineupElapsed: UInt64, baseline: UInt64, baselineElapsed: UInt64, target: Double
+    ) {
+        let ratio = Double(baseline) / Double(max(lineup, 1))
+        rows.append(
+            Row(
+                benchmark: name,
+                lineup: "\(Format.seconds(lineup)) CPU in \(Format.seconds(lineupElapsed))",
+                baseline: "\(Format.seconds(baseline)) CPU in \(Format.seconds(baselineElapsed))",
+                ratio: Format.ratio(ratio), target: "ratio >= \(target)", verdict: ratio >= target ? "pass" : "MISS"))
+        results.append(
+            "RESULT \(name) lineup=\(Format.trimmed(MonotonicClock.seconds(lineup)))s baseline=\(Format.trimmed(MonotonicClock.seconds(baseline)))s ratio=\(Format.ratio(ratio))"
+        )
+    }
+
     /// The same table, from a run beside a spinning core (``BusyCore``): rows and notes say so,
     /// and each RESULT name gains `.busy` (`RESULT spool.throughput.busy …`).
     func markedBusyCore() -> ResultTable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LineupAllocator
 import LineupJobs
 import LineupSpool
 import Logging
@@ -73,7 +74,7 @@ struct DemoCommand: AsyncParsableCommand {
             configuration: configuration, registry: registry, model: SurfJournalModel.model, logger: Logger(label: "lineupd"))
 
         print("Lineup demo in \(root.path)")
-        print("  inputs from \(samplesDirectory.path), outputs to \(output.path)")
+        print("  inputs from \(samplesDirectory.path), outputs to \(output.path); malloc: \(ProcessAllocator.current)")
         let spool = try SpoolDirectory(root: configuration.spoolURL)
         for name in jobFiles {
             let url = jobsDirectory.appendingPathComponent(name)

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import LineupAllocator
 import LineupJobs
 import Logging
 import Metrics
@@ -46,7 +47,9 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             LoggingSystem.bootstrap { MultiplexLogHandler([JSONLogHandler.standardError(label: $0), jobLog.handler(label: $0)]) }
         }
         let logger = Logger(label: "lineupd")
-        logger.info("lineupd starting", metadata: ["pid": "\(ProcessInfo.processInfo.processIdentifier)"])
+        logger.info(
+            "lineupd starting",
+            metadata: ["pid": "\(ProcessInfo.processInfo.processIdentifier)", "malloc": "\(ProcessAllocator.current)"])
         let options = self.options
         let configuration: DaemonConfiguration
         do {
