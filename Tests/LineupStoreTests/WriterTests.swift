@@ -25,6 +25,29 @@ import Testing
         #expect(try synchronousSetting(of: reopened.sqliteStore) == 2)
     }
 
+    /// The writer, the connection whose commits checkpoint, lets the WAL grow to
+    /// `checkpointPages` before it copies it into the database, and a checkpoint at close still
+    /// empties it.
+    @Test func theWriterCheckpointsPastItsPageLimitAndCloseEmptiesTheWAL() throws {
+        let stack = try TemporaryStack()
+        let store = stack.container.sqliteStore
+        let limit = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") }
+        #expect(limit == SQLiteStore.checkpointPages)
+        #expect(SQLiteStore.checkpointPages > 1_000, "no larger than SQLite's default")
+
+        let context = stack.container.newTaskContext(name: "rows")
+        try context.performAndWait {
+            for row in 0..<2_000 { context.insertEntry("row-\(row)") }
+            try context.save()
+        }
+        try stack.container.flush()
+        let walPath = stack.url.path + "-wal"
+        let walBytes = { (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int) ?? 0 }
+        #expect(walBytes() > 0, "the flush's pages wait in the WAL")
+        try stack.container.close()
+        #expect(walBytes() == 0)
+    }
+
     /// While the writer writes and the contexts above hold more rows than the backlog limit, a
     /// child's save waits for that write to end, then goes through.
     @Test func aChildSaveWaitsForTheWriteUnderWayWhenTheBacklogIsFull() throws {

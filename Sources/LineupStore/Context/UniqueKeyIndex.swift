@@ -153,10 +153,11 @@ final class UniqueKeyIndex: Sendable {
 }
 
 extension ChangeSegment {
-    /// Calls `body` with each insert or update in this segment that holds `key`.
-    func forEachRow(holding key: UniqueKeyIndex.Key, _ body: (Row) throws -> Void) rethrows {
+    /// Calls `body` with each insert or update in this segment that holds `key`, but for the row
+    /// with primary key `excluded`.
+    func forEachRow(holding key: UniqueKeyIndex.Key, except excluded: Int64? = nil, _ body: (Row) throws -> Void) rethrows {
         guard let uniqueKeys else { return }
-        for primaryKey in uniqueKeys.candidates(forHash: key.hash) {
+        for primaryKey in uniqueKeys.candidates(forHash: key.hash) where primaryKey != excluded {
             guard let index = index(ofPrimaryKey: primaryKey) else { continue }
             let change = rows[index].change
             if change.entity === key.entity && change.kind != .delete && key.isHeld(by: change.values) {

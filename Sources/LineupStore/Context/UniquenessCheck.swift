@@ -32,6 +32,9 @@ struct UniquenessCheck {
         // before receives a flush's rows with nothing to compare them with.)
         let hasOthers = includesStore || !context.changedObjects.isEmpty || levels.contains { $0.hasUniquenessConstraints }
         var byEntity: [EntityDescription: [Claim]] = [:]
+        // Room for every row from the start: a save of thousands of rows would otherwise copy its
+        // claims a dozen times as the array grows.
+        let rowCount = changes.count
         // An ID is in one segment of a change set, usually. Several segments are checked by
         // primary key, which the store hands out across entities.
         var seen = Set<Int64>()
@@ -44,7 +47,7 @@ struct UniquenessCheck {
                     let isNewest = hasOthers ? seen.insert(row.id.primaryKey).inserted : changes.isNewest(row.id, at: position)
                     if !isNewest { continue }
                 }
-                byEntity[row.change.entity, default: []].append(
+                byEntity[row.change.entity, default: Self.emptyArray(capacity: rowCount)].append(
                     Claim(id: row.id, change: row.change, keysChecked: segment.keysChecked))
             }
         }
@@ -86,8 +89,8 @@ struct UniquenessCheck {
         // Segment by segment, each looked up for the claims still open: a segment is then taken
         // out of its array once, not once per claim. `keys` and `claimants` are the claims that
         // hold a key, side by side.
-        var keys: [UniqueKeyIndex.Key] = []
-        var claimants: [Claim] = []
+        var keys: [UniqueKeyIndex.Key] = Self.emptyArray(capacity: claims.count)
+        var claimants: [Claim] = Self.emptyArray(capacity: claims.count)
         for claim in claims where claim.change.kind != .delete {
             guard let key = UniqueKeyIndex.Key(row: claim.change.values, constraint: constraint, of: entity) else { continue }
             keys.append(key)
@@ -101,7 +104,8 @@ struct UniquenessCheck {
             for (position, segment) in changes.segments.enumerated() where segment.hasUniquenessConstraints {
                 for index in unchecked where holders[index] == nil {
                     let claimant = claimants[index].id
-                    segment.forEachRow(holding: keys[index]) { other in
+                    // The claimant holds its own key in its own segment: not a look-up worth making.
+                    segment.forEachRow(holding: keys[index], except: claimant.primaryKey) { other in
                         guard holders[index] == nil, other.id != claimant, changes.isNewest(other.id, at: position) else { return }
                         if !segment.keysChecked && other.id.primaryKey > claimant.primaryKey { return }
                         holders[index] = other.id
@@ -126,7 +130,7 @@ struct UniquenessCheck {
         }
         var conflicts: [MergeConflict] = []
         // The keys no pending row holds, one after the other.
-        var lookInStore: [StoreValue] = []
+        var lookInStore: [StoreValue] = Self.emptyArray(capacity: keys.count * names.count)
         for index in keys.indices {
             if let holder = holders[index] {
                 conflicts.append(conflict(claimants[index].id, with: holder))
@@ -147,5 +151,11 @@ struct UniquenessCheck {
             }
         }
         return conflicts
+    }
+
+    private static func emptyArray<Element>(capacity: Int) -> [Element] {
+        var array: [Element] = []
+        array.reserveCapacity(capacity)
+        return array
     }
 }

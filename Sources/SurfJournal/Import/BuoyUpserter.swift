@@ -119,17 +119,19 @@ final class BuoyUpserter {
             stations[stationID] = station
             counts.stationsInserted += 1
         }
-        for (stationID, records) in Dictionary(grouping: records, by: \.stationID) {
+        // By position, not by copy: a record is a few hundred bytes, and a chunk holds thousands.
+        for (stationID, positions) in Dictionary(grouping: records.indices, by: { records[$0].stationID }) {
             let station = stations[stationID]!
             var byTime: [Date: BuoyObservation] = [:]
             if !station.isInserted {
                 let request = FetchRequest<BuoyObservation>(
-                    predicate: .refers(\.station, to: station.objectID) && .isIn(\.time, records.map { Optional($0.time) }))
+                    predicate: .refers(\.station, to: station.objectID) && .isIn(\.time, positions.map { Optional(records[$0].time) }))
                 for observation in try context.fetch(request) {
                     if let time = observation.time { byTime[time] = observation }
                 }
             }
-            for record in records {
+            for position in positions {
+                let record = records[position]
                 let observation: BuoyObservation
                 if let found = byTime[record.time] {
                     observation = found
