@@ -115,11 +115,13 @@ final class UniqueKeyIndex: Sendable {
         self.otherRows = otherRows
     }
 
-    /// The primary keys of the rows that may hold the key with `hash` (usually none, else one).
-    func candidates(forHash hash: Int) -> [Int64] {
-        guard filterHasBits(of: hash), let first = firstRow[hash] else { return [] }
-        guard let others = otherRows[hash] else { return [first] }
-        return [first] + others
+    /// Calls `body` with the primary key of each row that may hold the key with `hash` (usually
+    /// none, else one). A closure rather than an array: a save looks up each of its rows, and
+    /// most look-ups that find a candidate find one.
+    func forEachCandidate(forHash hash: Int, _ body: (Int64) throws -> Void) rethrows {
+        guard filterHasBits(of: hash), let first = firstRow[hash] else { return }
+        try body(first)
+        for other in otherRows[hash] ?? [] { try body(other) }
     }
 
     /// The filter's three bits for `hash`, by double hashing (the hash is already well mixed).
@@ -157,8 +159,8 @@ extension ChangeSegment {
     /// with primary key `excluded`.
     func forEachRow(holding key: UniqueKeyIndex.Key, except excluded: Int64? = nil, _ body: (Row) throws -> Void) rethrows {
         guard let uniqueKeys else { return }
-        for primaryKey in uniqueKeys.candidates(forHash: key.hash) where primaryKey != excluded {
-            guard let index = index(ofPrimaryKey: primaryKey) else { continue }
+        try uniqueKeys.forEachCandidate(forHash: key.hash) { primaryKey in
+            guard primaryKey != excluded, let index = index(ofPrimaryKey: primaryKey) else { return }
             let change = rows[index].change
             if change.entity === key.entity && change.kind != .delete && key.isHeld(by: change.values) {
                 try body(rows[index])

@@ -31,9 +31,11 @@ struct UniquenessCheck {
         // disk, this context's objects, pending rows. (A writer that has written everything
         // before receives a flush's rows with nothing to compare them with.)
         let hasOthers = includesStore || !context.changedObjects.isEmpty || levels.contains { $0.hasUniquenessConstraints }
-        var byEntity: [EntityDescription: [Claim]] = [:]
-        // Room for every row from the start: a save of thousands of rows would otherwise copy its
-        // claims a dozen times as the array grows.
+        // A save touches a handful of entities, usually one: found by identity, the last one
+        // first, not hashed for every row. Each gets room for every row from the start, or a save
+        // of thousands of rows copies its claims a dozen times as the array grows.
+        var byEntity: [(entity: EntityDescription, claims: [Claim])] = []
+        var last = 0
         let rowCount = changes.count
         // An ID is in one segment of a change set, usually. Several segments are checked by
         // primary key, which the store hands out across entities.
@@ -47,8 +49,16 @@ struct UniquenessCheck {
                     let isNewest = hasOthers ? seen.insert(row.id.primaryKey).inserted : changes.isNewest(row.id, at: position)
                     if !isNewest { continue }
                 }
-                byEntity[row.change.entity, default: Self.emptyArray(capacity: rowCount)].append(
-                    Claim(id: row.id, change: row.change, keysChecked: segment.keysChecked))
+                let entity = row.change.entity
+                if last == byEntity.count || byEntity[last].entity !== entity {
+                    if let index = byEntity.firstIndex(where: { $0.entity === entity }) {
+                        last = index
+                    } else {
+                        last = byEntity.count
+                        byEntity.append((entity, Self.emptyArray(capacity: rowCount)))
+                    }
+                }
+                byEntity[last].claims.append(Claim(id: row.id, change: row.change, keysChecked: segment.keysChecked))
             }
         }
         var conflicts: [MergeConflict] = []
