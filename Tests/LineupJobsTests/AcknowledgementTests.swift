@@ -6,7 +6,7 @@ import Testing
 
 /// Durability before acknowledgement: a job is reported done only after the flush that
 /// carried its changes committed.
-@Suite(.timeLimit(.minutes(1))) struct AcknowledgementTests {
+@Suite(.daemonTestTimeLimit) struct AcknowledgementTests {
     @Test func rowsReachDiskAndTheFileReachesDoneOnlyAtTheFlush() async throws {
         let harness = try DaemonHarness()
         defer { harness.removeFiles() }

@@ -6,7 +6,7 @@ import Testing
 
 /// Bulk files through the daemon: each line runs, retries, fails and is acknowledged as a job of
 /// its own, and a restart never runs an acknowledged line again.
-@Suite(.timeLimit(.minutes(1))) struct BulkJobTests {
+@Suite(.daemonTestTimeLimit) struct BulkJobTests {
     /// The outcomes in a bulk's results (`done/<stem>.results.jsonl`) by line number.
     func outcomes(in harness: DaemonHarness) throws -> [Int: [String]] {
         try entries(in: harness).mapValues { $0.map { $0["outcome"] as? String ?? "?" } }

@@ -4,7 +4,7 @@ import LineupSpool
 import Logging
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct ConfigurationTests {
+@Suite(.daemonTestTimeLimit) struct ConfigurationTests {
     let directory = FileManager.default.temporaryDirectory.appending(path: "lineup-config-tests-\(UUID().uuidString)")
 
     func base() -> DaemonConfiguration {

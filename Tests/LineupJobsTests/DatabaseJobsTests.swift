@@ -11,7 +11,7 @@ import Testing
 /// its rows. Against a real server (`PostgresTestServer`).
 @Suite(
     .enabled(if: PostgresTestServer.isAvailable || PostgresTestServer.isRequired, "no PostgreSQL server here"),
-    .timeLimit(.minutes(2)))
+    .daemonTestTimeLimit)
 struct DatabaseJobsTests {
     /// A database of its own, dropped when the test ends.
     final class Database {

@@ -4,7 +4,7 @@ import LineupSpool
 import Testing
 
 /// `after`: a job starts only once the jobs it names are acknowledged (on disk, in `done/`).
-@Suite(.timeLimit(.minutes(1))) struct DependencyTests {
+@Suite(.daemonTestTimeLimit) struct DependencyTests {
     /// The index of the first event that matches.
     func index(in events: [DaemonEvent], _ matches: (DaemonEvent) -> Bool) throws -> Int {
         let found = events.firstIndex(where: matches)

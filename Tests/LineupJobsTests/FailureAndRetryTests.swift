@@ -4,7 +4,7 @@ import LineupSpool
 import LineupStore
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct FailureAndRetryTests {
+@Suite(.daemonTestTimeLimit) struct FailureAndRetryTests {
     @Test func retryableFailureIsRetriedUntilItSucceeds() async throws {
         let harness = try DaemonHarness()
         defer { harness.removeFiles() }

@@ -7,7 +7,7 @@ import Testing
 /// `flushesWhenIdle`: when the queue drains, the jobs waiting for a flush are acknowledged at
 /// once, not up to a flush interval later; while jobs still run, acknowledgements wait and go
 /// in groups.
-@Suite(.timeLimit(.minutes(1))) struct IdleFlushTests {
+@Suite(.daemonTestTimeLimit) struct IdleFlushTests {
     /// The flushes announced so far.
     func flushes(_ events: EventLog) -> [FlushSummary] {
         events.seen.compactMap { if case let .flushed(summary) = $0 { summary } else { nil } }
@@ -65,7 +65,7 @@ import Testing
 }
 
 /// What the status tells the dashboard about flushes and throughput.
-@Suite(.timeLimit(.minutes(1))) struct StatusFlushHistoryTests {
+@Suite(.daemonTestTimeLimit) struct StatusFlushHistoryTests {
     @Test func theStatusKeepsTheFlushesThatDidSomethingTheRowsWaitingAndTheJobsPerMinute() async throws {
         let harness = try DaemonHarness()
         defer { harness.removeFiles() }

@@ -4,7 +4,7 @@ import LineupSpool
 import Testing
 
 /// Bad job files fail at once, with a report that says why and names the file.
-@Suite(.timeLimit(.minutes(1))) struct JobFileTests {
+@Suite(.daemonTestTimeLimit) struct JobFileTests {
     func failure(of enqueue: (DaemonHarness) throws -> SpoolEntry) async throws -> (JobFailureReport, DaemonHarness, SpoolEntry) {
         let harness = try DaemonHarness()
         var (events, run) = try await harness.start()

@@ -7,7 +7,7 @@ import Testing
 /// `flushJobLimit`: once that many finished jobs wait for their acknowledgement, the daemon
 /// flushes at once rather than at the interval, so that under a steady backlog one group is
 /// filed while the next one runs.
-@Suite(.timeLimit(.minutes(1))) struct JobLimitFlushTests {
+@Suite(.daemonTestTimeLimit) struct JobLimitFlushTests {
     @Test func finishedJobsAreAcknowledgedOnceTheyReachTheLimit() async throws {
         // The interval is an hour and idle flushes are off: only the job limit can flush.
         let harness = try DaemonHarness { $0.flushJobLimit = 3 }

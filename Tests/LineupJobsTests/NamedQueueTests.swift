@@ -6,7 +6,7 @@ import Testing
 
 /// Named queues: the kinds of a queue run within its own concurrency, and the other kinds do not
 /// wait for them. Serialized, as ShutdownTests are: the tests hold job threads in slow jobs.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct NamedQueueTests {
+@Suite(.serialized, .daemonTestTimeLimit) struct NamedQueueTests {
     @Test func aQueueOfOneRunsItsJobsOneAtATimeWhileOtherKindsGoOn() async throws {
         let harness = try DaemonHarness {
             $0.maxConcurrentJobs = 2

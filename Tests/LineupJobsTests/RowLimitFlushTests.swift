@@ -7,7 +7,7 @@ import Testing
 /// `flushRowLimit`: once jobs have saved more rows into the main context than the limit, the
 /// daemon flushes them at once, through the same committer as every other flush, rather than at
 /// the interval: a large import reaches the disk while it still runs.
-@Suite(.timeLimit(.minutes(1))) struct RowLimitFlushTests {
+@Suite(.daemonTestTimeLimit) struct RowLimitFlushTests {
     @Test func aRunningJobsSavedChunkReachesTheDiskOncePastTheLimit() async throws {
         // The interval is an hour and idle flushes are off: only the row limit can flush.
         let harness = try DaemonHarness { $0.flushRowLimit = 100 }

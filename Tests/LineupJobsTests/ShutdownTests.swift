@@ -6,7 +6,7 @@ import Testing
 
 /// Serialized: each test blocks a job thread of the global pool (a slow job), and several at
 /// once would wait for Dispatch to grow its pool.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct ShutdownTests {
+@Suite(.serialized, .daemonTestTimeLimit) struct ShutdownTests {
     @Test func runningJobMayFinishWithinTheGracePeriodAndIsAcknowledged() async throws {
         let harness = try DaemonHarness { $0.gracePeriod = .seconds(60) }
         defer { harness.removeFiles() }

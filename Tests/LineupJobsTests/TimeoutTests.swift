@@ -7,7 +7,7 @@ import Testing
 /// Per-job time limits: an attempt that overruns is cancelled and fails as timed out; a task
 /// that does not stop fails its job for good, and nothing it does later reaches the store.
 /// Serialized, as ShutdownTests are: each test holds a job thread in a slow job.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct TimeoutTests {
+@Suite(.serialized, .daemonTestTimeLimit) struct TimeoutTests {
     @Test func attemptThatOverrunsIsCancelledAndFailsAsTimedOut() async throws {
         let harness = try DaemonHarness()
         defer { harness.removeFiles() }

@@ -6,7 +6,7 @@ import Testing
 
 /// `uniqueKey`: held while its job is queued or running, free once the job has finished running,
 /// even before the flush that acknowledges it.
-@Suite(.timeLimit(.minutes(1))) struct UniqueKeyTests {
+@Suite(.daemonTestTimeLimit) struct UniqueKeyTests {
     @Test func aQueuedOrRunningHolderRefusesTheSecondJob() async throws {
         let harness = try DaemonHarness()
         defer { harness.removeFiles() }
