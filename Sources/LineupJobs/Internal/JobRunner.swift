@@ -444,17 +444,13 @@ final class JobRunner: @unchecked Sendable {
         }
         // Report from the task's own thread, not from `completionBlock`: corelibs runs that on a
         // global queue whose few threads the jobs themselves may all be holding. The thread
-        // writes a success's report into tmp/ on the way, while the coordinator goes on.
+        // writes a success's report into tmp/ on the way, while the coordinator goes on. (A task
+        // cancelled before it started ends here too, with no report.)
         let (claimed, id, kind, attempt) = (record.claimed, record.file?.id, record.file?.kind ?? "?", record.attempt)
         task.onFinish { [weak self] task in
             guard let self else { return }
             let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt)
             self.coordinator.async { self.taskCompleted(claim: claim, task: task, finished: finished) }
-        }
-        // A task cancelled before it started never runs `main()`: only its completion says so.
-        task.completionBlock = { [weak self, weak task] in
-            guard let self, let task, task.startedAt == nil else { return }
-            self.coordinator.async { self.taskCompleted(claim: claim, task: task, finished: nil) }
         }
         record.state = .queued(task)
         queuedTaskCount += 1

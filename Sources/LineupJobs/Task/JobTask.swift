@@ -153,6 +153,16 @@ open class JobTask: Operation, @unchecked Sendable {
 
     // MARK: - Operation
 
+    /// Starts the task as `Operation` does. A task cancelled before it started never runs
+    /// `main()`; its queue still starts it, to finish it, and `onFinish` hears of that here.
+    /// (Not from `completionBlock`: corelibs dispatches every operation's completion block onto
+    /// a global queue, a thread hop for each job.)
+    public final override func start() {
+        super.start()
+        let finishedWithoutRunning = state.withLock { state in state.startedAt == nil ? state.onFinish : nil }
+        finishedWithoutRunning?(self)
+    }
+
     /// Runs the attempt: see the type's documentation. Not overridable; override ``run(in:)``.
     public final override func main() {
         let onStart = state.withLock { state in
@@ -287,8 +297,8 @@ open class JobTask: Operation, @unchecked Sendable {
         state.withLock { $0.onStart = handler }
     }
 
-    /// Called on the task's thread when `main()` has its result. (Not called for a task
-    /// cancelled before it started: `main()` never runs.)
+    /// Called on the task's thread when `main()` has its result, or, for a task cancelled before
+    /// it started, when its queue finishes it without running `main()` (`startedAt` is nil then).
     func onFinish(_ handler: @escaping @Sendable (JobTask) -> Void) {
         state.withLock { $0.onFinish = handler }
     }
