@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 
-/// CPU time used by this process (all threads, user + system), and the machine's load: the
-/// figures that tell whether a wall-clock result was slowed by other work on the machine.
+/// CPU time used by this process (all threads, user + system, but for a ``BusyCore``'s spinning
+/// thread), and the machine's load: the figures that tell whether a wall-clock result was slowed
+/// by other work on the machine.
 enum ProcessCPU {
     #if os(Linux)
     // Glibc imports RUSAGE_SELF as an enum case, while getrusage takes an Int32.
@@ -16,7 +18,15 @@ enum ProcessCPU {
         func nanoseconds(_ time: timeval) -> UInt64 {
             UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_usec) * 1_000
         }
-        return nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime)
+        let process = nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime)
+        return process - min(process, spinningThreadNanoseconds())
+    }
+
+    private static func spinningThreadNanoseconds() -> UInt64 {
+        guard let clock = BusyCore.spinningThreadClock.withLock({ $0 }) else { return 0 }
+        var time = timespec()
+        guard clock_gettime(clock, &time) == 0 else { return 0 }
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// The 1-minute load average and the number of CPUs, e.g. "load 0.42 on 2 CPUs".
