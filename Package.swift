@@ -1,6 +1,13 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+/// Release builds of the executables link jemalloc (Debian's libjemalloc-dev) in place of glibc's
+/// malloc: the stack's rows are made on one thread and freed on another, which glibc serves
+/// under one arena lock per free (see ProcessAllocator). Debug builds do not: a `--sanitize`
+/// build brings its own malloc, and jemalloc's C++ `operator new`, which no sanitizer replaces,
+/// would then hand memory that the sanitizer's `free` cannot take back.
+let linksJemalloc: [LinkerSetting] = [.linkedLibrary("jemalloc", .when(platforms: [.linux], configuration: .release))]
+
 let package = Package(
     name: "Lineup",
     platforms: [.macOS(.v15)],
@@ -66,14 +73,9 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
-        .systemLibrary(
-            name: "CJemalloc",
-            pkgConfig: "jemalloc",
-            providers: [.apt(["libjemalloc-dev"])]
-        ),
-        // Which allocator serves malloc. The executables depend on it, which links jemalloc into
-        // them (see ProcessAllocator for why); the libraries leave the allocator to the program.
-        .target(name: "LineupAllocator", dependencies: ["CJemalloc"]),
+        // Which allocator serves malloc: the executables report it (see ProcessAllocator, and
+        // `linksJemalloc` at the top).
+        .target(name: "LineupAllocator"),
         // Streaming readers of the NDBC buoy XML formats, in SI units.
         .target(name: "BuoyXML", dependencies: ["CLibXML2"]),
         // What the tests and the benchmark share: seeded randomness, fixture writers and
@@ -111,7 +113,8 @@ let package = Package(
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
                 .embedInCode("Dashboard/dashboard.js"),
-            ]
+            ],
+            linkerSettings: linksJemalloc
         ),
         .executableTarget(
             name: "lineup",
@@ -123,7 +126,8 @@ let package = Package(
                 "SurfJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: linksJemalloc
         ),
         .executableTarget(
             name: "lineup-bench",
@@ -143,7 +147,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            linkerSettings: linksJemalloc
         ),
         // The README's and the docs' example of a daemon of your own, built (and run by a test)
         // so that it stays true.
