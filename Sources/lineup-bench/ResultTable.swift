@@ -36,7 +36,7 @@ struct ResultTable {
                 benchmark: name,
                 lineup: "\(Format.seconds(lineup)) CPU in \(Format.seconds(lineupElapsed))",
                 baseline: "\(Format.seconds(baseline)) CPU in \(Format.seconds(baselineElapsed))",
-                ratio: Format.ratio(ratio), target: "ratio >= \(target)", verdict: ratio >= target ? "pass" : "MISS"))
+                ratio: Format.ratio(ratio), target: "ratio >= \(target)", verdict: BenchSupport.verdict(ratio >= target)))
         results.append(
             "RESULT \(name) lineup=\(Format.trimmed(MonotonicClock.seconds(lineup)))s baseline=\(Format.trimmed(MonotonicClock.seconds(baseline)))s ratio=\(Format.ratio(ratio))"
         )

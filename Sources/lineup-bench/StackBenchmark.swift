@@ -56,7 +56,7 @@ struct StackBenchmark {
                 baseline: "\(Format.groupedRate(baseline.rowsPerSecond)) (\(Format.seconds(baseline.elapsed)))",
                 ratio: Format.ratio(ratio),
                 target: "ratio >= \(Self.insertRatioTarget)",
-                verdict: verdict(ratio >= Self.insertRatioTarget)))
+                verdict: BenchSupport.verdict(ratio >= Self.insertRatioTarget)))
         table.results.append(
             "RESULT stack.insert lineup=\(Format.rate(lineup.rowsPerSecond))/s baseline=\(Format.rate(baseline.rowsPerSecond))/s ratio=\(Format.ratio(ratio))"
         )
@@ -71,7 +71,7 @@ struct StackBenchmark {
             .init(
                 benchmark: "stack.heartbeat", lineup: describe(all), baseline: "-", ratio: "-",
                 target: "p99 <= \(Format.milliseconds(Self.heartbeatP99Target)) ms",
-                verdict: all.map { verdict($0.p99 <= Self.heartbeatP99Target) } ?? "no beats"))
+                verdict: all.map { BenchSupport.verdict($0.p99 <= Self.heartbeatP99Target) } ?? "no beats"))
         table.rows.append(
             .init(
                 benchmark: "  beats sent while the writer saves", lineup: describe(writing), baseline: "-", ratio: "-",
@@ -91,7 +91,7 @@ struct StackBenchmark {
                     : "n/a",
                 ratio: "-",
                 target: "peak < \(Self.peakResidentTarget / 1_000_000)MB",
-                verdict: lineup.peakResident.map { verdict($0 < Self.peakResidentTarget) } ?? "n/a"))
+                verdict: lineup.peakResident.map { BenchSupport.verdict($0 < Self.peakResidentTarget) } ?? "n/a"))
         table.results.append("RESULT stack.rss peak=\(Format.megabytes(lineup.peakResident))")
 
         let flushes = lineup.flushes
@@ -114,10 +114,6 @@ struct StackBenchmark {
     private func describe(_ summary: LatencySummary?) -> String {
         guard let summary else { return "no beats" }
         return "p50 \(Format.milliseconds(summary.p50)) / p99 \(Format.milliseconds(summary.p99)) / max \(Format.milliseconds(summary.max)) ms"
-    }
-
-    private func verdict(_ met: Bool) -> String {
-        met ? "pass" : "MISS"
     }
 
     private func makeWorkDirectory() throws -> URL {
