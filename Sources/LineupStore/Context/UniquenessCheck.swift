@@ -116,7 +116,7 @@ struct UniquenessCheck {
                     let claimant = claimants[index].id
                     // The claimant holds its own key in its own segment: not a look-up worth making.
                     segment.forEachRow(holding: keys[index], except: claimant.primaryKey) { other in
-                        guard holders[index] == nil, other.id != claimant, changes.isNewest(other.id, at: position) else { return }
+                        guard holders[index] == nil, changes.isNewest(other.id, at: position) else { return }
                         if !segment.keysChecked && other.id.primaryKey > claimant.primaryKey { return }
                         holders[index] = other.id
                     }
