@@ -196,20 +196,19 @@ struct FieldDecoder {
             init?(stringValue: String) { nil }
         }
 
+        /// What `JSONDecoder` throws for a read past the last element.
+        private var atEnd: DecodingError {
+            .valueNotFound(Any.self, .init(codingPath: node.codingPath, debugDescription: "Unkeyed container is at end."))
+        }
+
         mutating func next() throws -> Node {
-            guard !isAtEnd else {
-                throw DecodingError.valueNotFound(
-                    Any.self, .init(codingPath: node.codingPath, debugDescription: "Unkeyed container is at end."))
-            }
+            guard !isAtEnd else { throw atEnd }
             defer { currentIndex += 1 }
             return node.child(elements[currentIndex], Index(intValue: currentIndex))
         }
 
         mutating func decodeNil() throws -> Bool {
-            guard !isAtEnd else {
-                throw DecodingError.valueNotFound(
-                    Any.self, .init(codingPath: node.codingPath, debugDescription: "Unkeyed container is at end."))
-            }
+            guard !isAtEnd else { throw atEnd }
             guard case .null = elements[currentIndex] else { return false }
             currentIndex += 1
             return true
