@@ -25,15 +25,15 @@ import Testing
         #expect(try synchronousSetting(of: reopened.sqliteStore) == 2)
     }
 
-    /// The writer, the connection whose commits checkpoint, lets the WAL grow to
-    /// `checkpointPages` before it copies it into the database, and a checkpoint at close still
-    /// empties it.
-    @Test func theWriterCheckpointsPastItsPageLimitAndCloseEmptiesTheWAL() throws {
+    /// The writer, the connection whose commits checkpoint, is set to let the WAL grow to
+    /// `checkpointPages` (more than SQLite's default) before it copies it into the database; a
+    /// flush leaves its pages in the WAL, and closing the store still empties it.
+    @Test func theWriterCheckpointsAtItsOwnPageLimitAndCloseEmptiesTheWAL() throws {
         let stack = try TemporaryStack()
         let store = stack.container.sqliteStore
         let limit = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") }
         #expect(limit == SQLiteStore.checkpointPages)
-        #expect(SQLiteStore.checkpointPages > 1_000, "no larger than SQLite's default")
+        #expect(SQLiteStore.checkpointPages > 1_000, "not above SQLite's default of 1,000 pages")
 
         let context = stack.container.newTaskContext(name: "rows")
         try context.performAndWait {
