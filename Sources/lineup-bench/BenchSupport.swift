@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// What the benchmarks other than `stack` share: their work directory, their logger, verdicts.
+/// What the benchmarks share: their work directory, their logger, verdicts.
 enum BenchSupport {
     /// A new directory `lineup-bench-NAME-<uuid>` under `--dir` (or the temporary directory).
     static func makeWorkDirectory(_ options: BenchOptions, name: String) throws -> URL {

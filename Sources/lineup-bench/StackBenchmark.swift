@@ -19,7 +19,7 @@ struct StackBenchmark {
 
     func run() throws -> ResultTable {
         let loadBefore = ProcessCPU.loadDescription()
-        let directory = try makeWorkDirectory()
+        let directory = try BenchSupport.makeWorkDirectory(options, name: "stack")
         defer {
             if !options.keepFiles { try? FileManager.default.removeItem(at: directory) }
         }
@@ -116,16 +116,6 @@ struct StackBenchmark {
         return "p50 \(Format.milliseconds(summary.p50)) / p99 \(Format.milliseconds(summary.p99)) / max \(Format.milliseconds(summary.max)) ms"
     }
 
-    private func makeWorkDirectory() throws -> URL {
-        let parent = options.directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
-        let directory = parent.appendingPathComponent("lineup-bench-stack-\(UUID().uuidString)", isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw BenchError(.usage, "cannot create the work directory \(directory.path): \(error)")
-        }
-        return directory
-    }
 }
 
 /// Progress for people, on stderr, so that stdout holds only the table and RESULT lines.
