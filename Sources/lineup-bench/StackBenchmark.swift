@@ -20,9 +20,7 @@ struct StackBenchmark {
     func run() throws -> ResultTable {
         let loadBefore = ProcessCPU.loadDescription()
         let directory = try BenchSupport.makeWorkDirectory(options, name: "stack")
-        defer {
-            if !options.keepFiles { try? FileManager.default.removeItem(at: directory) }
-        }
+        defer { BenchSupport.finish(directory, options, name: "stack") }
         progress("stack: Lineup, \(Format.grouped(options.rows)) rows in chunks of \(Format.grouped(options.chunk)) (\(options.flushMode.rawValue) flushes) …")
         let lineup = try LineupInsertRun(
             rows: options.rows, chunkSize: options.chunk, flushMode: options.flushMode,
@@ -39,7 +37,6 @@ struct StackBenchmark {
                 .verification,
                 "Lineup's store and the baseline hold different rows: \(lineupDigest) vs \(baselineDigest)")
         }
-        if options.keepFiles { progress("stack: files kept in \(directory.path)") }
         let machine = "\(loadBefore) before, \(ProcessCPU.loadDescription()) after"
         return table(lineup: lineup, baseline: baseline, peakWasReset: peakWasReset, machine: machine)
     }
