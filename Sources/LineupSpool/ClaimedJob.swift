@@ -3,38 +3,75 @@ public import Foundation
 /// A job this process has claimed: its file now lies in `active/` and no other claimer can
 /// take it. Finish it with one of `complete`, `fail` or `release` of ``SpoolDirectory``.
 public struct ClaimedJob: Sendable, Hashable {
+    /// One allocation that every copy shares. A claimed job is handed from the spool to the
+    /// runner, its record, the task's completion, the committer and the events; with its dozen
+    /// strings and buffers stored inline, each of those copies retained and released every one.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private struct Fields: Sendable, Hashable {
+        let name: String
+        let claim: String
+        let fileName: String
+        let path: String
+        let contents: Data
+        let interruptions: Int
+        let failedAttempts: Int
+        let claimedAt: Date
+        let notBeforeTag: Int64?
+        let loadFailure: SpoolError?
+        let isBulk: Bool
+        let bulkLine: BulkLine?
+    }
+
     /// The job's name, as it was enqueued (the file name without its tags and `.job.json`).
     /// Several jobs may share a name; ``claim`` tells them apart.
-    public let name: String
+    public var name: String { storage.fields.name }
     /// This claim: drawn afresh each time a job is claimed, part of the file's name in
     /// `active/`, `done/` and `failed/` and of its report's, so that no two jobs (nor two runs
     /// of one job) ever share a file or a report. Unique among every job this spool holds.
-    public let claim: String
+    public var claim: String { storage.fields.claim }
     /// The file's name in `active/`, e.g.
     /// `20261122T193512.123456Z-4242-0a1b2c-1.i1.c5e0f3a9b2c71.job.json`.
-    public let fileName: String
+    public var fileName: String { storage.fields.fileName }
     /// The file's path in `active/`.
-    public let path: String
+    public var path: String { storage.fields.path }
     /// The file's bytes (empty when the file could not be read; see ``decodeJobFile()``).
-    public let contents: Data
+    public var contents: Data { storage.fields.contents }
     /// How many times a daemon stopped while running this job before this claim.
-    public let interruptions: Int
+    public var interruptions: Int { storage.fields.interruptions }
     /// How many attempts of this job failed with a retryable error before this claim, in this
     /// run or an earlier one (see ``SpoolDirectory/recordFailedAttempt(of:)``).
-    public let failedAttempts: Int
+    public var failedAttempts: Int { storage.fields.failedAttempts }
     /// When this process claimed it.
-    public let claimedAt: Date
+    public var claimedAt: Date { storage.fields.claimedAt }
     /// The `notBefore` time its file name carries (see ``JobFile/notBefore``), to the second.
     public var notBefore: Date? { notBeforeTag.map { Date(timeIntervalSince1970: Double($0)) } }
-    private let notBeforeTag: Int64?
+    private var notBeforeTag: Int64? { storage.fields.notBeforeTag }
     /// Why the file could not be read, if it could not.
-    private let loadFailure: SpoolError?
+    private var loadFailure: SpoolError? { storage.fields.loadFailure }
     /// Whether this is a bulk file as a whole (`*.jobs.jsonl`): ``SpoolDirectory/claimNext()``
     /// hands out its lines instead, so a consumer meets one only from ``SpoolDirectory/claim(fileName:)``
     /// or when the file cannot be read (then fail it, and it goes to `failed/` whole).
-    public let isBulk: Bool
+    public var isBulk: Bool { storage.fields.isBulk }
     /// For a job that is a line of a bulk file, which line of which file; nil for a job file.
-    public let bulkLine: BulkLine?
+    public var bulkLine: BulkLine? { storage.fields.bulkLine }
+
+    private init(_ fields: Fields) {
+        storage = Storage(fields)
+    }
+
+    public static func == (lhs: ClaimedJob, rhs: ClaimedJob) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.fields)
+    }
 
     init(
         fileName: JobFileName,
@@ -44,18 +81,11 @@ public struct ClaimedJob: Sendable, Hashable {
         loadFailure: SpoolError?
     ) {
         guard let claim = fileName.claim else { preconditionFailure("a claimed job file has a claim") }
-        self.name = fileName.name
-        self.claim = claim
-        self.fileName = fileName.fileName
-        self.path = path
-        self.contents = contents
-        self.interruptions = fileName.interruptions
-        self.failedAttempts = fileName.failedAttempts
-        self.notBeforeTag = fileName.notBefore
-        self.claimedAt = claimedAt
-        self.loadFailure = loadFailure
-        self.isBulk = fileName.isBulk
-        self.bulkLine = nil
+        self.init(
+            Fields(
+                name: fileName.name, claim: claim, fileName: fileName.fileName, path: path, contents: contents,
+                interruptions: fileName.interruptions, failedAttempts: fileName.failedAttempts, claimedAt: claimedAt,
+                notBeforeTag: fileName.notBefore, loadFailure: loadFailure, isBulk: fileName.isBulk, bulkLine: nil))
     }
 
     /// A line of a claimed bulk file, as a job of its own: named `<bulk name>.line<N>`, with the
@@ -65,18 +95,12 @@ public struct ClaimedJob: Sendable, Hashable {
         line: BulkLine, contents: Data, failedAttempts: Int, notBefore: Int64?, claimedAt: Date, loadFailure: SpoolError?
     ) {
         let tags = line.failedFileName
-        self.name = tags.name
-        self.claim = (line.bulkFileName.claim ?? "") + ".line\(line.number)"
-        self.fileName = tags.fileName
-        self.path = line.bulkPath
-        self.contents = contents
-        self.interruptions = line.bulkFileName.interruptions
-        self.failedAttempts = failedAttempts
-        self.notBeforeTag = notBefore
-        self.claimedAt = claimedAt
-        self.loadFailure = loadFailure
-        self.isBulk = false
-        self.bulkLine = line
+        self.init(
+            Fields(
+                name: tags.name, claim: (line.bulkFileName.claim ?? "") + ".line\(line.number)", fileName: tags.fileName,
+                path: line.bulkPath, contents: contents, interruptions: line.bulkFileName.interruptions,
+                failedAttempts: failedAttempts, claimedAt: claimedAt, notBeforeTag: notBefore, loadFailure: loadFailure,
+                isBulk: false, bulkLine: line))
     }
 
     /// A job claimed from somewhere other than a spool directory (a daemon's table of jobs in
@@ -87,18 +111,12 @@ public struct ClaimedJob: Sendable, Hashable {
         name: String, claim: String, location: String, contents: Data, interruptions: Int, failedAttempts: Int,
         notBefore: Date?, claimedAt: Date
     ) {
-        self.name = name
-        self.claim = claim
-        self.fileName = name + JobFileName.suffix
-        self.path = location
-        self.contents = contents
-        self.interruptions = interruptions
-        self.failedAttempts = failedAttempts
-        self.notBeforeTag = notBefore.map { Int64($0.timeIntervalSince1970.rounded(.down)) }
-        self.claimedAt = claimedAt
-        self.loadFailure = nil
-        self.isBulk = false
-        self.bulkLine = nil
+        self.init(
+            Fields(
+                name: name, claim: claim, fileName: name + JobFileName.suffix, path: location, contents: contents,
+                interruptions: interruptions, failedAttempts: failedAttempts, claimedAt: claimedAt,
+                notBeforeTag: notBefore.map { Int64($0.timeIntervalSince1970.rounded(.down)) }, loadFailure: nil,
+                isBulk: false, bulkLine: nil))
     }
 
     /// The file in `active/`.
