@@ -10,11 +10,17 @@ extension ManagedObject {
 
 extension EntityDescription {
     /// The index of a property that the class itself declares; a missing one is a programming
-    /// error. A linear scan beats hashing for the handful of properties an entity has: names of
-    /// another length are passed over on their length alone (which a short string keeps inline),
-    /// and equal short names compare as two machine words.
+    /// error. A linear scan beats hashing for the handful of properties an entity has. The
+    /// property wrappers pass the entity's own name strings, found by their bits alone (see
+    /// ``StringBits``); any other string is compared: names of another length are passed over on
+    /// their length alone (which a short string keeps inline), and equal short names compare as
+    /// two machine words.
     @inlinable @inline(__always)
     func propertyIndex(_ name: String) -> Int {
+        let bits = StringBits(name)
+        for index in propertyNameBits.indices where propertyNameBits[index] == bits {
+            return index
+        }
         let length = name.utf8.count
         for index in properties.indices
         where properties[index].name.utf8.count == length && properties[index].name == name {

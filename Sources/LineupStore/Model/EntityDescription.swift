@@ -23,6 +23,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let defaultValues: [StoreValue]
     let objectType: ManagedObject.Type
     private let propertyIndexes: [String: Int]
+    /// Each property's name as bits, in property order: `propertyIndex(_:)`'s fast path.
+    @usableFromInline let propertyNameBits: [StringBits]
     /// Property names of key paths already resolved (see `propertyName(for:)`).
     let keyPathNames = Locked<[KeyPathKey: String]>([:])
 
@@ -50,6 +52,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
             indexes[property.name] = index
         }
         self.propertyIndexes = indexes
+        self.propertyNameBits = properties.map { StringBits($0.name) }
         for constraint in uniquenessConstraints + self.indexes {
             for property in constraint {
                 precondition(indexes[property] != nil, "\(name): unknown property \(property) in a constraint or index")
@@ -73,6 +76,27 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The part of the description that the store's schema depends on.
     var schema: EntitySchema {
         EntitySchema(name: name, properties: properties, uniquenessConstraints: uniquenessConstraints, indexes: indexes)
+    }
+}
+
+/// A string's two machine words, compared as integers.
+///
+/// Every property wrapper asks its entity for its index by name, on every read and write
+/// (`Attribute`), and it asks with the very string the entity was derived from: the literal of
+/// `@Attribute("pressure")`. Two copies of one string value have the same bits (the same inline
+/// bytes for a short name, the same pointer for a long one), so comparing two words finds the
+/// property without measuring or comparing strings. Equal bits always mean equal strings; a name
+/// built at run time may have other bits and still be equal, which `==` settles after.
+@usableFromInline
+struct StringBits: Equatable, Sendable {
+    @usableFromInline let first: UInt64
+    @usableFromInline let second: UInt64
+
+    @inlinable
+    init(_ string: String) {
+        // A String is two words on the 64-bit platforms Lineup runs on; `unsafeBitCast` checks
+        // the sizes and traps on any other.
+        (first, second) = unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
 }
 
