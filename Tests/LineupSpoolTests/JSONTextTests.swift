@@ -42,6 +42,11 @@ struct JSONTextTests {
             name: "n", id: "i", kind: "k", attempts: 1, startedAt: Date(timeIntervalSince1970: 1_795_376_112.123),
             finishedAt: Date(timeIntervalSince1970: 1_795_376_113), details: Self.awkward)
         #expect(try result.encoded() == encoder.encode(result) + Data("\n".utf8))
+        let withoutID = JobResultReport(
+            name: "n", id: nil, kind: "k", attempts: 2, interruptions: 1, startedAt: Date(timeIntervalSince1970: 0),
+            finishedAt: Date(timeIntervalSince1970: 0.5))
+        #expect(try withoutID.encoded() == encoder.encode(withoutID) + Data("\n".utf8))
+        #expect(try JobResultReport(data: withoutID.encoded()) == withoutID)
         let failure = JobFailureReport(
             name: "n", id: nil, kind: "k", reason: "it \"failed\"\n", attempts: 3, retryable: true,
             startedAt: nil, finishedAt: Date(timeIntervalSince1970: 0))

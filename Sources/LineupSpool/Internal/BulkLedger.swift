@@ -43,15 +43,20 @@ enum BulkLedger {
         entry.reserveCapacity(report.count + 64)
         entry += "{\"line\":\(line),\"outcome\":\"\(outcome.rawValue)\",\"report\":".utf8
         report.withUnsafeBytes { bytes in
-            var isIndentation = false
-            for byte in bytes {
-                if byte == UInt8(ascii: "\n") {
-                    isIndentation = true
-                } else if !(isIndentation && byte == UInt8(ascii: " ")) {
-                    isIndentation = false
-                    entry.append(byte)
+            // Copied a line at a time, each without its line break and the indentation after it.
+            var lineStart = 0
+            var position = 0
+            while position < bytes.count {
+                guard bytes[position] == UInt8(ascii: "\n") else {
+                    position += 1
+                    continue
                 }
+                entry.append(contentsOf: bytes[lineStart..<position])
+                position += 1
+                while position < bytes.count && bytes[position] == UInt8(ascii: " ") { position += 1 }
+                lineStart = position
             }
+            entry.append(contentsOf: bytes[lineStart..<position])
         }
         entry += "}\n".utf8
         return Data(entry)

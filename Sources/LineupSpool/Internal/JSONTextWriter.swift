@@ -79,18 +79,35 @@ struct JSONTextWriter {
             }
             close(UInt8(ascii: "]"), level: level, empty: elements.isEmpty)
         case .object(let members):
-            bytes.append(UInt8(ascii: "{"))
             // JSONEncoder's order: the keys' UTF-8 bytes, not `String`'s Unicode-aware `<`.
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            for (index, member) in sorted.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                newline(level + 1)
-                writeString(member.key)
-                append(style == .pretty ? " : " : ":")
-                try write(member.value, level: level + 1)
-            }
-            close(UInt8(ascii: "}"), level: level, empty: members.isEmpty)
+            try writeObject(members.sorted { Self.precedes($0.key, $1.key) }, level: level)
         }
+    }
+
+    /// The text of an object whose members come in JSONEncoder's order already: what
+    /// `text(of: .object(...))` writes, without a dictionary to build and sort first. For the
+    /// reports, whose keys are known: the spool writes one for every job.
+    static func text(ofObjectInKeyOrder members: [(key: String, value: JSONValue)], style: Style) throws(SpoolError) -> [UInt8] {
+        assert(zip(members, members.dropFirst()).allSatisfy { precedes($0.key, $1.key) }, "members out of key order")
+        var writer = JSONTextWriter(style: style)
+        try writer.writeObject(members, level: 0)
+        return writer.bytes
+    }
+
+    private static func precedes(_ key: String, _ other: String) -> Bool {
+        key.utf8.lexicographicallyPrecedes(other.utf8)
+    }
+
+    private mutating func writeObject(_ members: [(key: String, value: JSONValue)], level: Int) throws(SpoolError) {
+        bytes.append(UInt8(ascii: "{"))
+        for (index, member) in members.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            newline(level + 1)
+            writeString(member.key)
+            append(style == .pretty ? " : " : ":")
+            try write(member.value, level: level + 1)
+        }
+        close(UInt8(ascii: "}"), level: level, empty: members.isEmpty)
     }
 
     /// JSONEncoder's pretty style closes an empty container on a line of its own too, after an
@@ -113,23 +130,33 @@ struct JSONTextWriter {
 
     private mutating func writeString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append(#"\""#)
-            case UInt8(ascii: "\\"): append(#"\\"#)
-            case 0x08: append(#"\b"#)
-            case 0x0C: append(#"\f"#)
-            case UInt8(ascii: "\n"): append(#"\n"#)
-            case UInt8(ascii: "\r"): append(#"\r"#)
-            case UInt8(ascii: "\t"): append(#"\t"#)
-            case 0x00..<0x20:
-                append(#"\u00"#)
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            default:
-                bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            // The bytes between two that need an escape go in as one run: most strings have none.
+            var runStart = 0
+            for (position, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+                writeEscape(of: byte)
+                runStart = position + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func writeEscape(of byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): append(#"\""#)
+        case UInt8(ascii: "\\"): append(#"\\"#)
+        case 0x08: append(#"\b"#)
+        case 0x0C: append(#"\f"#)
+        case UInt8(ascii: "\n"): append(#"\n"#)
+        case UInt8(ascii: "\r"): append(#"\r"#)
+        case UInt8(ascii: "\t"): append(#"\t"#)
+        default:
+            append(#"\u00"#)
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+        }
     }
 }
