@@ -17,6 +17,22 @@ struct BulkFileTests {
         not a job
         """.utf8)
 
+    @Test("a bulk's job lines are numbered as an editor numbers them: blank lines count, line endings are not part of a job")
+    func jobLinesAndTheirNumbers() {
+        func lines(_ text: String) -> [String] {
+            SpoolDirectory.jobLines(ofBulk: Data(text.utf8)).map { "\($0.number):\(String(decoding: $0.contents, as: UTF8.self))" }
+        }
+        #expect(lines("a\nb") == ["1:a", "2:b"])
+        #expect(lines("a\nb\n") == ["1:a", "2:b"], "a final line break ends the last line, it starts none")
+        #expect(lines("\n \t\r\na\n\n\nb") == ["3:a", "6:b"], "blank lines, spaces and tabs only, count")
+        #expect(lines("a\r\nb\r\n") == ["1:a\r", "2:b\r"], "a carriage return stays with its line, as JSON allows")
+        #expect(lines("") == [] && lines("\n\n") == [])
+        // A slice of a larger buffer: the ranges are the slice's own indices.
+        let buffer = Data("xx\nc\nd".utf8)
+        let slice = buffer[buffer.startIndex + 3..<buffer.endIndex]
+        #expect(SpoolDirectory.jobLines(ofBulk: slice).map { String(decoding: $0.contents, as: UTF8.self) } == ["c", "d"])
+    }
+
     func report(_ line: Int) -> Data {
         Data("{\n  \"line\" : \(line)\n}\n".utf8)
     }
