@@ -59,37 +59,61 @@ struct JobFileName: Hashable, Sendable {
     /// (dotfiles, editor swap files, reports, anything not ending in `.job.json` or
     /// `.jobs.jsonl`).
     init?(fileName: String) {
-        guard !fileName.hasPrefix(".") else { return nil }
-        let isBulk = fileName.hasSuffix(Self.bulkSuffix)
-        guard isBulk || fileName.hasSuffix(Self.suffix) else {
-            return nil
+        var fileName = fileName
+        guard let parsed = fileName.withUTF8({ Self.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    private static let suffixBytes = Array(suffix.utf8)
+    private static let bulkSuffixBytes = Array(bulkSuffix.utf8)
+
+    /// Parses a file name as UTF-8 bytes. Everything the spool reads in a name (the dots, the
+    /// suffixes, the tags' letters and digits) is ASCII, so bytes say what characters would say,
+    /// without breaking the name into grapheme clusters at every step back: that parse, made for
+    /// every entry each time `new/` is listed, was the largest cost of a daemon running single
+    /// job files.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> JobFileName? {
+        guard bytes.first != UInt8(ascii: ".") else { return nil }
+        func hasSuffix(_ suffix: [UInt8]) -> Bool {
+            bytes.count >= suffix.count && bytes[(bytes.count - suffix.count)...].elementsEqual(suffix)
         }
-        var stem = fileName.dropLast(isBulk ? Self.bulkSuffix.count : Self.suffix.count)
-        guard !stem.isEmpty else { return nil }
+        let isBulk = hasSuffix(bulkSuffixBytes)
+        guard isBulk || hasSuffix(suffixBytes) else { return nil }
+        // The stem is bytes[..<end]; each tag found at its end moves `end` back to its dot.
+        var end = bytes.count - (isBulk ? bulkSuffixBytes.count : suffixBytes.count)
+        guard end > 0 else { return nil }
+        /// The tag that ends the stem, if it starts with `letter`: where its dot is, and what
+        /// follows the letter.
+        func tag(_ letter: Character) -> (dot: Int, value: UnsafeBufferPointer<UInt8>)? {
+            var dot = end - 1
+            while dot > 0 && bytes[dot] != UInt8(ascii: ".") { dot -= 1 }
+            guard dot > 0, dot + 1 < end, bytes[dot + 1] == letter.asciiValue else { return nil }
+            return (dot, UnsafeBufferPointer(rebasing: bytes[(dot + 2)..<end]))
+        }
         var claim: String?
         var failedAttempts = 0
         var interruptions = 0
-        if let tail = Self.tag(of: stem), tail.first == "c", Self.isClaim(tail.dropFirst()) {
-            claim = String(tail.dropFirst())
-            stem = stem.dropLast(tail.count + 1)
-        }
-        if let tail = Self.tag(of: stem), tail.first == "a", let count = Self.count(tail.dropFirst()) {
-            failedAttempts = count
-            stem = stem.dropLast(tail.count + 1)
-        }
-        if let tail = Self.tag(of: stem), tail.first == "i", let count = Self.count(tail.dropFirst()) {
-            interruptions = count
-            stem = stem.dropLast(tail.count + 1)
-        }
         var notBefore: Int64?
-        if let tail = Self.tag(of: stem), tail.first == "t", let seconds = Self.seconds(tail.dropFirst()) {
+        if let (dot, value) = tag("c"), isClaim(value) {
+            claim = String(decoding: value, as: UTF8.self)
+            end = dot
+        }
+        if let (dot, value) = tag("a"), let count = count(value) {
+            failedAttempts = count
+            end = dot
+        }
+        if let (dot, value) = tag("i"), let count = count(value) {
+            interruptions = count
+            end = dot
+        }
+        if let (dot, value) = tag("t"), let seconds = number(value, length: 1...12) {
             notBefore = seconds
-            stem = stem.dropLast(tail.count + 1)
+            end = dot
         }
         guard !(isBulk && failedAttempts > 0) else { return nil }
-        self.init(
-            name: String(stem), notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim,
-            isBulk: isBulk)
+        return JobFileName(
+            name: String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self), notBefore: notBefore,
+            interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk)
     }
 
     /// The file name without `.job.json`: what its report is named after.
@@ -159,26 +183,27 @@ struct JobFileName: Hashable, Sendable {
         return String(repeating: "0", count: claimLength - digits.count) + digits
     }
 
-    /// The text after the last dot of `stem`, when there is a non-empty name before it.
-    private static func tag(of stem: Substring) -> Substring? {
-        guard let dot = stem.lastIndex(of: "."), dot > stem.startIndex else { return nil }
-        return stem[stem.index(after: dot)...]
+    /// A count from 1, in at most six digits.
+    private static func count(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let count = number(digits, length: 1...6), count > 0 else { return nil }
+        return Int(count)
     }
 
-    private static func count(_ digits: Substring) -> Int? {
-        guard (1...6).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let count = Int(digits), count > 0
-        else { return nil }
-        return count
+    /// The decimal number `text` spells, when it is only ASCII digits, as many as `length` allows.
+    private static func number(_ text: UnsafeBufferPointer<UInt8>, length: ClosedRange<Int>) -> Int64? {
+        guard length.contains(text.count) else { return nil }
+        var value: Int64 = 0
+        for digit in text {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+        }
+        return value
     }
 
-    private static func seconds(_ digits: Substring) -> Int64? {
-        guard (1...12).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int64(digits)
-    }
-
-    private static func isClaim(_ digits: Substring) -> Bool {
-        digits.count == claimLength && digits.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    /// Twelve lowercase hexadecimal digits, as ``newClaim()`` draws them.
+    private static func isClaim(_ digits: UnsafeBufferPointer<UInt8>) -> Bool {
+        digits.count == claimLength
+            && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 }
 
