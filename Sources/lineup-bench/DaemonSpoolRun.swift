@@ -117,7 +117,11 @@ struct DaemonSpoolRun {
         if producer.isBulk {
             let done = spoolURL.appendingPathComponent("done", isDirectory: true)
             let results = try FileManager.default.contentsOfDirectory(atPath: done.path).filter { $0.hasSuffix(".results.jsonl") }
-            let lines = try results.first.map { try Data(contentsOf: done.appendingPathComponent($0)).filter { $0 == UInt8(ascii: "\n") }.count }
+            let lines = try results.first.map { name in
+                try Data(contentsOf: done.appendingPathComponent(name)).withUnsafeBytes { bytes in
+                    bytes.reduce(0) { count, byte in byte == UInt8(ascii: "\n") ? count + 1 : count }
+                }
+            }
             guard lines == jobs else {
                 throw BenchError(.verification, "\(done.path): the bulk's results hold \(lines ?? 0) lines for \(jobs) jobs")
             }

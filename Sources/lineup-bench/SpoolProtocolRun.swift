@@ -22,9 +22,11 @@ struct SpoolProtocolRun {
         for path in [root, tmp, new, active, done] {
             guard mkdir(path, 0o755) == 0 else { throw Self.systemError("mkdir", path) }
         }
-        let names = (0..<jobs).map { index in
-            "proto-\(String(repeating: "0", count: max(0, 9 - String(index).count)))\(index)-0000000000000000000000000000.job.json"
+        let stems = (0..<jobs).map { index in
+            "proto-\(String(repeating: "0", count: max(0, 9 - String(index).count)))\(index)-0000000000000000000000000000"
         }
+        let names = stems.map { $0 + ".job.json" }
+        let reportNames = stems.map { $0 + ".result.json" }
         let handoff = Handoff()
         let producerDone = DispatchSemaphore(value: 0)
 
@@ -57,7 +59,7 @@ struct SpoolProtocolRun {
             let read = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
             close(descriptor)
             guard read == contents.count else { throw Self.systemError("read", claimed) }
-            let reportName = name.replacingOccurrences(of: ".job.json", with: ".result.json")
+            let reportName = reportNames[index]
             try Self.writeFile(tmp + "/" + reportName, report)
             guard rename(claimed, done + "/" + name) == 0 else { throw Self.systemError("rename", claimed) }
             guard rename(tmp + "/" + reportName, done + "/" + reportName) == 0 else {
