@@ -101,6 +101,27 @@ public final class SpoolDirectory: Sendable {
 
     let rootPath: String
     let temporaryPath: String
+    /// The paths of `new/`, `active/`, `done/` and `failed/`: made once, as every claim and
+    /// filing joins them with a file name.
+    private let statePaths: StatePaths
+
+    private struct StatePaths {
+        let queued, running, done, failed: String
+
+        init(root: String) {
+            func path(_ state: SpoolState) -> String { root + "/" + state.directoryName }
+            (queued, running, done, failed) = (path(.queued), path(.running), path(.done), path(.failed))
+        }
+
+        subscript(state: SpoolState) -> String {
+            switch state {
+            case .queued: queued
+            case .running: running
+            case .done: done
+            case .failed: failed
+            }
+        }
+    }
 
     /// The sorted names read from `new/` by the last listing, and the next one to try.
     /// Claiming walks this list and lists `new/` again only when it is used up, so that a
@@ -131,6 +152,7 @@ public final class SpoolDirectory: Sendable {
         self.durability = durability
         self.rootPath = self.root.path
         self.temporaryPath = rootPath + "/tmp"
+        self.statePaths = StatePaths(root: rootPath)
         try FileSystem.makeDirectory(rootPath)
         try FileSystem.makeDirectory(temporaryPath)
         for state in SpoolState.allCases {
@@ -144,7 +166,7 @@ public final class SpoolDirectory: Sendable {
     }
 
     func path(of state: SpoolState) -> String {
-        rootPath + "/" + state.directoryName
+        statePaths[state]
     }
 
     func syncIfDurable(_ state: SpoolState) throws(SpoolError) {
@@ -263,7 +285,8 @@ public final class SpoolDirectory: Sendable {
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/invalidPath`` when the name is
     ///   not a job file name; ``SpoolError/Code/io`` when the rename fails for another reason.
     public func claim(fileName: String) throws(SpoolError) -> ClaimedJob? {
-        guard let parsed = JobFileName(fileName: fileName), !fileName.contains("/") else {
+        // A byte, not Foundation's `contains`, which searched the name as an NSString on every claim.
+        guard let parsed = JobFileName(fileName: fileName), !fileName.utf8.contains(UInt8(ascii: "/")) else {
             throw SpoolError(code: .invalidPath, path: fileName, message: "is not the name of a job file (<name>.job.json)")
         }
         // A fresh claim in the name: the rename cannot meet a file of an earlier job with the
