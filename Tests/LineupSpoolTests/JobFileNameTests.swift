@@ -1,3 +1,4 @@
+import Foundation
 @testable import LineupSpool
 import Testing
 
@@ -49,6 +50,20 @@ struct JobFileNameTests {
     func bulkFiles() throws {
         let bulk = try #require(JobFileName(fileName: "n.i1.c\(Self.claim).jobs.jsonl"))
         #expect(bulk == JobFileName(name: "n", interruptions: 1, claim: Self.claim, isBulk: true))
+    }
+
+    @Test("a generated name starts with its UTC time to the microsecond, fixed width, so that names sort by time")
+    func generatedTimestamps() {
+        #expect(JobNameGenerator.timestamp(microseconds: 1_795_376_112_123_456) == "20261122T193512.123456Z")
+        #expect(JobNameGenerator.timestamp(microseconds: 0) == "19700101T000000.000000Z")
+        #expect(JobNameGenerator.timestamp(microseconds: 951_782_400_000_001) == "20000229T000000.000001Z")
+
+        let generator = JobNameGenerator()
+        let now = Date(timeIntervalSince1970: 1_795_376_112.5)
+        // The same instant three times: the clock is bumped, names still sort in generation order.
+        let names = (0..<3).map { _ in generator.next(now: now) }
+        #expect(names == names.sorted() && Set(names).count == 3, "\(names)")
+        #expect(names[0].hasPrefix("20261122T193512.500000Z-") && names[1].hasPrefix("20261122T193512.500001Z-"), "\(names)")
     }
 
     @Test("every name the spool writes reads back as itself")

@@ -226,7 +226,8 @@ final class JobNameGenerator: Sendable {
     private let state = Locked(State())
     private let processPart: String
 
-    private init() {
+    /// A generator of its own; the spool uses ``shared``, whose names are unique in the process.
+    init() {
         let token = String(UInt32.random(in: 0..<(1 << 24)), radix: 16)
         processPart = "\(getpid())-\(String(repeating: "0", count: 6 - token.count))\(token)"
     }
@@ -247,26 +248,14 @@ final class JobNameGenerator: Sendable {
         let fraction = Int(microseconds % 1_000_000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        var text = ""
-        text.reserveCapacity(23)
-        append(Int(parts.tm_year) + 1900, width: 4, to: &text)
-        append(Int(parts.tm_mon) + 1, width: 2, to: &text)
-        append(Int(parts.tm_mday), width: 2, to: &text)
-        text.append("T")
-        append(Int(parts.tm_hour), width: 2, to: &text)
-        append(Int(parts.tm_min), width: 2, to: &text)
-        append(Int(parts.tm_sec), width: 2, to: &text)
-        text.append(".")
-        append(fraction, width: 6, to: &text)
-        text.append("Z")
-        return text
-    }
-
-    private static func append(_ value: Int, width: Int, to text: inout String) {
-        let digits = String(value)
-        if digits.count < width {
-            text.append(String(repeating: "0", count: width - digits.count))
-        }
-        text.append(digits)
+        var text = Array("00000000T000000.000000Z".utf8)
+        putDigits(Int(parts.tm_year) + 1900, width: 4, endingAt: 3, in: &text)
+        putDigits(Int(parts.tm_mon) + 1, width: 2, endingAt: 5, in: &text)
+        putDigits(Int(parts.tm_mday), width: 2, endingAt: 7, in: &text)
+        putDigits(Int(parts.tm_hour), width: 2, endingAt: 10, in: &text)
+        putDigits(Int(parts.tm_min), width: 2, endingAt: 12, in: &text)
+        putDigits(Int(parts.tm_sec), width: 2, endingAt: 14, in: &text)
+        putDigits(fraction, width: 6, endingAt: 21, in: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -56,20 +56,13 @@ enum ReportCoding {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         var text = Array("0000-00-00T00:00:00.000Z".utf8)
-        func put(_ value: Int, width: Int, endingAt end: Int) {
-            var value = value
-            for index in stride(from: end, to: end - width, by: -1) {
-                text[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-        }
-        put(Int(parts.tm_year) + 1900, width: 4, endingAt: 3)
-        put(Int(parts.tm_mon) + 1, width: 2, endingAt: 6)
-        put(Int(parts.tm_mday), width: 2, endingAt: 9)
-        put(Int(parts.tm_hour), width: 2, endingAt: 12)
-        put(Int(parts.tm_min), width: 2, endingAt: 15)
-        put(Int(parts.tm_sec), width: 2, endingAt: 18)
-        put(fraction, width: 3, endingAt: 22)
+        putDigits(Int(parts.tm_year) + 1900, width: 4, endingAt: 3, in: &text)
+        putDigits(Int(parts.tm_mon) + 1, width: 2, endingAt: 6, in: &text)
+        putDigits(Int(parts.tm_mday), width: 2, endingAt: 9, in: &text)
+        putDigits(Int(parts.tm_hour), width: 2, endingAt: 12, in: &text)
+        putDigits(Int(parts.tm_min), width: 2, endingAt: 15, in: &text)
+        putDigits(Int(parts.tm_sec), width: 2, endingAt: 18, in: &text)
+        putDigits(fraction, width: 3, endingAt: 22, in: &text)
         return String(decoding: text, as: UTF8.self)
     }
 
