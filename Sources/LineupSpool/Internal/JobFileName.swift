@@ -244,18 +244,6 @@ final class JobNameGenerator: Sendable {
 
     /// `YYYYMMDDTHHMMSS.ffffffZ`, fixed width so that names sort by time.
     static func timestamp(microseconds: Int64) -> String {
-        var seconds = time_t(microseconds / 1_000_000)
-        let fraction = Int(microseconds % 1_000_000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        var text = Array("00000000T000000.000000Z".utf8)
-        putDigits(Int(parts.tm_year) + 1900, width: 4, endingAt: 3, in: &text)
-        putDigits(Int(parts.tm_mon) + 1, width: 2, endingAt: 5, in: &text)
-        putDigits(Int(parts.tm_mday), width: 2, endingAt: 7, in: &text)
-        putDigits(Int(parts.tm_hour), width: 2, endingAt: 10, in: &text)
-        putDigits(Int(parts.tm_min), width: 2, endingAt: 12, in: &text)
-        putDigits(Int(parts.tm_sec), width: 2, endingAt: 14, in: &text)
-        putDigits(fraction, width: 6, endingAt: 21, in: &text)
-        return String(decoding: text, as: UTF8.self)
+        TimestampTemplate.jobName.text(seconds: microseconds / 1_000_000, fraction: Int(microseconds % 1_000_000))
     }
 }

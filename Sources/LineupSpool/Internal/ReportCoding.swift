@@ -47,23 +47,11 @@ enum ReportCoding {
     }
 
     /// `2026-11-22T19:35:12.123Z`: rounded to the nearest millisecond (a formatter would
-    /// truncate, turning the binary approximation of .123 into .122). Two of these go into
-    /// every report, so the digits are written straight into place.
+    /// truncate, turning the binary approximation of .123 into .122).
     static func string(from date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        var seconds = time_t(milliseconds.quotientRoundingDown(by: 1000))
-        let fraction = Int(milliseconds - Int64(seconds) * 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        var text = Array("0000-00-00T00:00:00.000Z".utf8)
-        putDigits(Int(parts.tm_year) + 1900, width: 4, endingAt: 3, in: &text)
-        putDigits(Int(parts.tm_mon) + 1, width: 2, endingAt: 6, in: &text)
-        putDigits(Int(parts.tm_mday), width: 2, endingAt: 9, in: &text)
-        putDigits(Int(parts.tm_hour), width: 2, endingAt: 12, in: &text)
-        putDigits(Int(parts.tm_min), width: 2, endingAt: 15, in: &text)
-        putDigits(Int(parts.tm_sec), width: 2, endingAt: 18, in: &text)
-        putDigits(fraction, width: 3, endingAt: 22, in: &text)
-        return String(decoding: text, as: UTF8.self)
+        let seconds = milliseconds.quotientRoundingDown(by: 1000)
+        return TimestampTemplate.report.text(seconds: seconds, fraction: Int(milliseconds - seconds * 1000))
     }
 
     /// Reads an ISO-8601 date, with or without fractional seconds. Whole seconds and
