@@ -85,16 +85,18 @@ final class FailNTimesTask: JobTask, @unchecked Sendable {
 
 /// Inserts a row, opens `running`, then waits for the test's latch, checking for
 /// cancellation in between; or, when it `ignoresCancellation`, never checking: a job that a
-/// shutdown cannot stop.
+/// shutdown cannot stop. Unless `waits` is false: then it returns at once.
 final class SlowTask: JobTask, @unchecked Sendable {
     let latch: Latch
     let running: Latch
     let ignoresCancellation: Bool
+    let waits: Bool
 
-    init(request: JobRequest, latch: Latch, running: Latch, ignoresCancellation: Bool = false) {
+    init(request: JobRequest, latch: Latch, running: Latch, ignoresCancellation: Bool = false, waits: Bool = true) {
         self.latch = latch
         self.running = running
         self.ignoresCancellation = ignoresCancellation
+        self.waits = waits
         super.init(request: request)
     }
 
@@ -103,7 +105,7 @@ final class SlowTask: JobTask, @unchecked Sendable {
         row.label = "slow"
         reportProgress(completed: 1, total: 4)
         running.open()
-        while !latch.wait(timeout: 0.005) {
+        while waits && !latch.wait(timeout: 0.005) {
             if !ignoresCancellation {
                 try checkCancellation()
             }
@@ -244,6 +246,11 @@ func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegist
     }
     registry.register("slow") { request in
         SlowTask(request: request, latch: latch, running: running)
+    }
+    // Slow on its first attempt only: a retry that succeeds whenever it runs, however late the
+    // test gets to see the first attempt fail.
+    registry.register("slow-first-attempt") { request in
+        SlowTask(request: request, latch: latch, running: running, waits: request.attempt == 1)
     }
     registry.register("stubborn") { request in
         SlowTask(request: request, latch: latch, running: running, ignoresCancellation: true)
