@@ -34,7 +34,7 @@ import Testing
         var (events, run) = try await harness.start()
         // Its second attempt returns at once: it must not race its own limit against this test
         // being scheduled (under ThreadSanitizer, beside other suites, that took over 0.3 s).
-        let slow = try harness.enqueue(["kind": "slow-first-attempt", "timeout": 0.3, "maxAttempts": 2])
+        let slow = try harness.enqueue(["kind": "slow", "slowAttempts": 1, "timeout": 0.3, "maxAttempts": 2])
         let retry = try await events.next { if case .retryScheduled = $0 { true } else { false } }
         guard case let .retryScheduled(info, _, reason) = retry else { preconditionFailure() }
         #expect(info.name == slow.name && reason.contains("timed out"), "\(retry)")

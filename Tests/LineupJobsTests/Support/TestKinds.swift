@@ -245,12 +245,11 @@ func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegist
         FailNTimesTask(request: request, parameters: parameters)
     }
     registry.register("slow") { request in
-        SlowTask(request: request, latch: latch, running: running)
-    }
-    // Slow on its first attempt only: a retry that succeeds whenever it runs, however late the
-    // test gets to see the first attempt fail.
-    registry.register("slow-first-attempt") { request in
-        SlowTask(request: request, latch: latch, running: running, waits: request.attempt == 1)
+        // `slowAttempts`: only that many attempts wait for the latch, so that a retry can succeed
+        // whenever it runs, however late the test gets to see the first attempt fail.
+        struct Parameters: Decodable { let slowAttempts: Int? }
+        let slowAttempts = try request.parameters(as: Parameters.self).slowAttempts ?? .max
+        return SlowTask(request: request, latch: latch, running: running, waits: request.attempt <= slowAttempts)
     }
     registry.register("stubborn") { request in
         SlowTask(request: request, latch: latch, running: running, ignoresCancellation: true)
