@@ -27,8 +27,8 @@ struct SpoolBenchmark {
         let durability: SpoolDurabilityChoice
         let throughput: DaemonSpoolResult
         let bare: BareSpoolResult
-        /// The spool protocol's file operations alone (``SpoolProtocolRun``), unsynced runs only.
-        let protocolAlone: BareSpoolResult?
+        /// The spool protocol's file operations alone (``SpoolProtocolRun``).
+        let protocolAlone: BareSpoolResult
         let pickup: DaemonSpoolResult
         let bulk: DaemonSpoolResult
     }
@@ -60,16 +60,14 @@ struct SpoolBenchmark {
         progress("spool (\(choice.rawValue)): bare filesystem baseline, \(Format.grouped(jobs)) files …")
         let sample = try JobFile(kind: NoOpJobTask.kind, parameters: ["enqueuedAt": .integer(Int(MonotonicClock.now()))])
         let bare = try BareSpoolRun(jobs: jobs, fsync: choice == .fsync, contents: Array(try sample.encoded()), directory: directory).run()
-        var protocolAlone: BareSpoolResult?
-        if choice == .none {
-            progress("spool (none): the spool protocol alone, \(Format.grouped(jobs)) jobs …")
-            let report = JobResultReport(
-                name: "proto-000000000-0000000000000000000000000000", id: nil, kind: NoOpJobTask.kind, attempts: 1, interruptions: 0,
-                startedAt: Date(), finishedAt: Date(), details: [:])
-            protocolAlone = try SpoolProtocolRun(
-                jobs: jobs, contents: Array(try sample.encoded()), report: Array(try report.encoded()), directory: directory
-            ).run()
-        }
+        progress("spool (\(choice.rawValue)): the spool protocol alone, \(Format.grouped(jobs)) jobs …")
+        let report = JobResultReport(
+            name: "proto-000000000-0000000000000000000000000000", id: nil, kind: NoOpJobTask.kind, attempts: 1, interruptions: 0,
+            startedAt: Date(), finishedAt: Date(), details: [:])
+        let protocolAlone = try SpoolProtocolRun(
+            jobs: jobs, fsync: choice == .fsync, contents: Array(try sample.encoded()), report: Array(try report.encoded()),
+            directory: directory
+        ).run()
 
         progress("spool (\(choice.rawValue)): pick-up latency, \(Format.grouped(options.pickupJobs)) jobs at \(options.pickupRate)/s …")
         let pickup = try DaemonSpoolRun(
@@ -117,14 +115,12 @@ struct SpoolBenchmark {
             table.rows += rateRows(
                 "spool.throughput (\(name))", throughput, bare: run.bare, baselineDescription: Format.seconds(run.bare.elapsed),
                 target: Self.throughputTarget, judged: judged)
-            if let protocolAlone = run.protocolAlone {
-                table.rows.append(
-                    .init(
-                        benchmark: "  same run: the protocol alone",
-                        lineup: "\(Format.groupedRate(protocolAlone.jobsPerSecond)) (\(Format.seconds(protocolAlone.elapsed)))",
-                        baseline: "-", ratio: Format.ratio(protocolAlone.jobsPerSecond / run.bare.jobsPerSecond),
-                        target: "(its ceiling: no runner)", verdict: ""))
-            }
+            table.rows.append(
+                .init(
+                    benchmark: "  same run: the protocol alone",
+                    lineup: "\(Format.groupedRate(run.protocolAlone.jobsPerSecond)) (\(Format.seconds(run.protocolAlone.elapsed)))",
+                    baseline: "-", ratio: Format.ratio(run.protocolAlone.jobsPerSecond / run.bare.jobsPerSecond),
+                    target: "(its ceiling: no runner)", verdict: ""))
             let saturated = LatencySummary(throughput.pickups)
             table.rows.append(
                 .init(
@@ -178,7 +174,7 @@ struct SpoolBenchmark {
             "throughput: flat-out producer; time from the first enqueue call until the daemon announced the last job acknowledged (its file and report in done/, after the flush that carried it). The 'until the last job ran' row stops the clock when the last job finished running, before the flush that acknowledges it (up to one flush interval later). The benchmark follows the daemon's event stream (JobDaemon.events()) to see the acknowledgements (events reach a subscriber in batches, at most one a millisecond). The daemon flushes every flush interval from its start, once flushJobLimit finished jobs wait while no flush runs (so that filing overlaps the run), and as soon as it runs out of work (flushesWhenIdle, its default), so the run ends at the flush after the last job ran plus the time to file that flush's group (renames only: reports are written into tmp/ as jobs finish); the 'waiting for the flush' row is that time. See each run's acknowledging flushes below. The table's throughput verdict is judged on the \(throughputJudged.rawValue) run\(throughputJudged == .none ? " because a bare fsynced spool on this disk stays below the target (see its baseline)" : "")."
         )
         table.notes.append(
-            "the protocol alone (unsynced run): what DESIGN §3's spool protocol costs on this disk with no runner at all. A producer thread creates each job file in tmp/ and renames it into new/; this thread renames it into active/, reads it, writes a result report into tmp/, and renames both into done/. Its ratio to the bare baseline is the most the daemon's throughput ratio can reach here."
+            "the protocol alone: what DESIGN §3's spool protocol costs on this disk with no runner at all. A producer thread creates each job file in tmp/ and renames it into new/; this thread renames it into active/, reads it and writes a result report into tmp/, and every \(Format.grouped(SpoolProtocolRun.fileGroup)) jobs files them in done/ (the reports, then the job files). With fsync it syncs what the daemon must: the job file and new/ at enqueue, each report before it is filed, and per group the claims (new/, active/) and done/ twice; so a job takes three syncs of its own where the baseline's takes two. Its ratio to the bare baseline is about the most the daemon's throughput ratio can reach here (the daemon may sync two reports at once, this thread one)."
         )
         table.notes.append(
             "baseline: one thread, per job: create a file in tmp/ with the same bytes, rename into new/, rename into done/; with fsync also the file before its rename, new/ after it, and done/ once per 1,000 renames. No reports, no runner."

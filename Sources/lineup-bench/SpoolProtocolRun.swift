@@ -6,12 +6,22 @@ import Synchronization
 ///
 /// A producer thread enqueues as `lineup enqueue` does (create the file in `tmp/`, write it,
 /// rename it into `new/`); this thread then does what the daemon must do with each job: claim
-/// it (rename into `active/`), read it, write its result report into `tmp/`, and file both in
-/// `done/` (two renames). Unsynced; no JSON, no queue, no store. That is three creates-or-opens
-/// and four renames a job against the bare baseline's one and two, so the daemon's throughput
-/// can come near this figure but not pass it, whatever the runner costs.
+/// it (rename into `active/`), read it, and write its result report into `tmp/`; every
+/// ``fileGroup`` jobs it files the group in `done/`, reports first, then job files (four
+/// renames a job in all). No JSON, no queue, no store. That is three creates-or-opens and four
+/// renames a job against the bare baseline's one and two, so the daemon's throughput can come
+/// near this figure but not pass it, whatever the runner costs.
+///
+/// With fsync it syncs what the daemon must: each job file before its rename and `new/` after
+/// it (the enqueue), each report before it may be filed, and per group the claims (`new/` and
+/// `active/`), then `done/` after the reports and again after the job files. So a job costs
+/// three syncs that cannot be shared with another job's, where the bare baseline's costs two.
 struct SpoolProtocolRun {
+    /// Jobs filed together, as the bare baseline syncs `done/` once per 1,000 renames.
+    static let fileGroup = 1_000
+
     let jobs: Int
+    let fsync: Bool
     let contents: [UInt8]
     let report: [UInt8]
     let directory: URL
@@ -29,14 +39,16 @@ struct SpoolProtocolRun {
         let reportNames = stems.map { $0 + ".result.json" }
         let handoff = Handoff()
         let producerDone = DispatchSemaphore(value: 0)
+        let sync = fsync
 
         let started = MonotonicClock.now()
         let producer = Thread { [contents] in
             defer { producerDone.signal() }
             for name in names {
                 do {
-                    try Self.writeFile(tmp + "/" + name, contents)
+                    try Self.writeFile(tmp + "/" + name, contents, sync: sync)
                     guard rename(tmp + "/" + name, new + "/" + name) == 0 else { throw Self.systemError("rename", tmp + "/" + name) }
+                    if sync { try Self.syncDirectory(new) }
                 } catch {
                     handoff.failure.withLock { $0 = error as? BenchError }
                     handoff.produced.store(Int.max, ordering: .releasing)
@@ -47,6 +59,7 @@ struct SpoolProtocolRun {
         }
         producer.start()
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var unfiled: Range<Int> = 0..<0
         for (index, name) in names.enumerated() {
             while handoff.produced.load(ordering: .acquiring) <= index {
                 sched_yield()
@@ -59,16 +72,37 @@ struct SpoolProtocolRun {
             let read = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
             close(descriptor)
             guard read == contents.count else { throw Self.systemError("read", claimed) }
-            let reportName = reportNames[index]
-            try Self.writeFile(tmp + "/" + reportName, report)
-            guard rename(claimed, done + "/" + name) == 0 else { throw Self.systemError("rename", claimed) }
-            guard rename(tmp + "/" + reportName, done + "/" + reportName) == 0 else {
-                throw Self.systemError("rename", tmp + "/" + reportName)
+            try Self.writeFile(tmp + "/" + reportNames[index], report, sync: sync)
+            unfiled = unfiled.lowerBound..<(index + 1)
+            if unfiled.count == Self.fileGroup || index == names.count - 1 {
+                try file(unfiled, names: names, reportNames: reportNames, root: root)
+                unfiled = (index + 1)..<(index + 1)
             }
         }
         let elapsed = MonotonicClock.now() - started
         producerDone.wait()
         return BareSpoolResult(jobs: jobs, elapsed: elapsed)
+    }
+
+    /// Files a group of claimed jobs whose reports are in `tmp/`, in the protocol's order.
+    private func file(_ group: Range<Int>, names: [String], reportNames: [String], root: String) throws {
+        let (tmp, new, active, done) = (root + "/tmp", root + "/new", root + "/active", root + "/done")
+        if fsync {
+            try Self.syncDirectory(new)
+            try Self.syncDirectory(active)
+        }
+        for index in group {
+            guard rename(tmp + "/" + reportNames[index], done + "/" + reportNames[index]) == 0 else {
+                throw Self.systemError("rename", tmp + "/" + reportNames[index])
+            }
+        }
+        if fsync { try Self.syncDirectory(done) }
+        for index in group {
+            guard rename(active + "/" + names[index], done + "/" + names[index]) == 0 else {
+                throw Self.systemError("rename", active + "/" + names[index])
+            }
+        }
+        if fsync { try Self.syncDirectory(done) }
     }
 
     /// What the producer thread tells this one: how many jobs are in `new/`, or why it stopped.
@@ -77,12 +111,20 @@ struct SpoolProtocolRun {
         let failure = Mutex<BenchError?>(nil)
     }
 
-    private static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    private static func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw systemError("open", path) }
+        defer { close(descriptor) }
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
         guard written == bytes.count else { throw systemError("write", path) }
+        if sync, Foundation.fsync(descriptor) != 0 { throw systemError("fsync", path) }
+    }
+
+    private static func syncDirectory(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw systemError("open", path) }
+        defer { close(descriptor) }
+        guard Foundation.fsync(descriptor) == 0 else { throw systemError("fsync", path) }
     }
 
     private static func systemError(_ call: String, _ path: String) -> BenchError {
