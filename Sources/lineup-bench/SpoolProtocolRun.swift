@@ -27,9 +27,9 @@ struct SpoolProtocolRun {
     let directory: URL
 
     func run() throws -> BareSpoolResult {
-        let root = directory.appendingPathComponent("protocol-spool", isDirectory: true).path
-        let (tmp, new, active, done) = (root + "/tmp", root + "/new", root + "/active", root + "/done")
-        for path in [root, tmp, new, active, done] {
+        let spool = Directories(root: directory.appendingPathComponent("protocol-spool", isDirectory: true).path)
+        let (tmp, new, active) = (spool.tmp, spool.new, spool.active)
+        for path in [spool.root, tmp, new, active, spool.done] {
             guard mkdir(path, 0o755) == 0 else { throw Self.systemError("mkdir", path) }
         }
         let stems = (0..<jobs).map { index in
@@ -59,7 +59,7 @@ struct SpoolProtocolRun {
         }
         producer.start()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        var unfiled: Range<Int> = 0..<0
+        var firstUnfiled = 0
         for (index, name) in names.enumerated() {
             while handoff.produced.load(ordering: .acquiring) <= index {
                 sched_yield()
@@ -73,10 +73,9 @@ struct SpoolProtocolRun {
             close(descriptor)
             guard read == contents.count else { throw Self.systemError("read", claimed) }
             try Self.writeFile(tmp + "/" + reportNames[index], report, sync: sync)
-            unfiled = unfiled.lowerBound..<(index + 1)
-            if unfiled.count == Self.fileGroup || index == names.count - 1 {
-                try file(unfiled, names: names, reportNames: reportNames, root: root)
-                unfiled = (index + 1)..<(index + 1)
+            if index + 1 - firstUnfiled == Self.fileGroup || index == names.count - 1 {
+                try file(firstUnfiled...index, names: names, reportNames: reportNames, in: spool)
+                firstUnfiled = index + 1
             }
         }
         let elapsed = MonotonicClock.now() - started
@@ -84,9 +83,18 @@ struct SpoolProtocolRun {
         return BareSpoolResult(jobs: jobs, elapsed: elapsed)
     }
 
+    /// The spool's directories.
+    private struct Directories {
+        let root: String
+        var tmp: String { root + "/tmp" }
+        var new: String { root + "/new" }
+        var active: String { root + "/active" }
+        var done: String { root + "/done" }
+    }
+
     /// Files a group of claimed jobs whose reports are in `tmp/`, in the protocol's order.
-    private func file(_ group: Range<Int>, names: [String], reportNames: [String], root: String) throws {
-        let (tmp, new, active, done) = (root + "/tmp", root + "/new", root + "/active", root + "/done")
+    private func file(_ group: ClosedRange<Int>, names: [String], reportNames: [String], in spool: Directories) throws {
+        let (tmp, new, active, done) = (spool.tmp, spool.new, spool.active, spool.done)
         if fsync {
             try Self.syncDirectory(new)
             try Self.syncDirectory(active)
