@@ -120,4 +120,33 @@ import Testing
         }
         #expect(try stack.rowsOnDisk("Station") == 1)
     }
+
+    /// The rows of one save are checked against each other too: a context that inserts one key
+    /// twice cannot save either row, and the later insert is the one named.
+    @Test(arguments: StoreKind.allCases) func twoRowsOfOneSaveWithOneKeyAreRefusedAtTheParent(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
+        let context = stack.container.newTaskContext(name: "twice")
+        try context.performAndWait {
+            let first = Station(context: context)
+            first.stationID = "41012"
+            Station(context: context).stationID = "42002"
+            let duplicate = Station(context: context)
+            duplicate.stationID = "41012"
+            let error = #expect(throws: StoreError.self) { try context.save() }
+            #expect(error?.code == .mergeConflict)
+            #expect(error?.conflicts.count == 1)
+            #expect(error?.conflicts.first?.objectID == duplicate.objectID)
+            if case .uniqueness(let properties, let existing)? = error?.conflicts.first?.reason {
+                #expect(properties == ["stationID"])
+                #expect(existing == first.objectID)
+            } else {
+                Issue.record("expected a uniqueness conflict, got \(String(describing: error))")
+            }
+            // Without the duplicate, the rest saves.
+            context.delete(duplicate)
+            try context.save()
+        }
+        try stack.container.flush()
+        #expect(try stack.rowsOnDisk("Station") == 2)
+    }
 }

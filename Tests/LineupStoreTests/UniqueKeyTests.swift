@@ -39,6 +39,22 @@ import Testing
         #expect(holders(of: .text("46026"), in: segment) == [], "a removed row is not found by its stale entry")
     }
 
+    /// What lets a save skip looking each row up among its own segment's rows: whether two rows
+    /// of the segment have keys with one hash (always so when two hold one key).
+    @Test func aSegmentKnowsWhetherTwoOfItsRowsShareAKeyHash() {
+        func segment(_ stationIDs: [String?]) -> ChangeSegment {
+            var builder = ChangeSegment.Builder()
+            for (offset, stationID) in stationIDs.enumerated() {
+                let (id, change) = stationRow(Int64(offset + 1), .insert, stationID)
+                builder.append(change, for: id)
+            }
+            return builder.build()
+        }
+        #expect(segment(["41012", "42002", "46042"]).uniqueKeys?.hasSharedHashes == false)
+        #expect(segment(["41012", nil, nil]).uniqueKeys?.hasSharedHashes == false, "NULLs hold no key")
+        #expect(segment(["41012", "42002", "41012"]).uniqueKeys?.hasSharedHashes == true)
+    }
+
     @Test(arguments: StoreKind.allCases) func integersAndRealsThatSQLCallsEqualAreOneKey(_ store: StoreKind) throws {
         let stack = try TemporaryStack(store)
         let time = Date(timeIntervalSince1970: 1_645_960_800)  // a whole second: the same as an integer

@@ -61,7 +61,9 @@ final class UniqueKeyIndex: Sendable {
 
         /// Appends the values to `list` (in the order of the constraint's properties).
         func appendValues(to list: inout [StoreValue]) {
-            for index in 0..<count { list.append(value(index)) }
+            // The positions once, not once per value: each `value(_:)` reads them anew.
+            guard isRow else { return list.append(contentsOf: source) }
+            for position in entity.uniqueKeyPositions[constraint] { list.append(source[position]) }
         }
 
         /// Whether `row`, a row of `entity`, holds this key (as SQL compares values).
@@ -75,6 +77,9 @@ final class UniqueKeyIndex: Sendable {
     private let firstRow: [Int: Int64]
     /// The other rows whose key has the same hash (a duplicate, or a hash collision).
     private let otherRows: [Int: [Int64]]
+    /// False when no two rows of the segment have keys with the same hash: then no row holds the
+    /// key of another row of the segment, and a row need not be looked up among its own segment's.
+    var hasSharedHashes: Bool { !otherRows.isEmpty }
     /// A Bloom filter of the hashes, 16 bits per key: most look-ups are for keys that a segment
     /// does not hold (a new row is checked against every pending segment), and the filter answers
     /// those from a few cache lines instead of a miss in a large hash table.

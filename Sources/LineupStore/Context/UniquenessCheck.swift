@@ -15,10 +15,13 @@ struct UniquenessCheck {
     /// False to leave out the rows on disk (see `ManagedObjectContext.accept`).
     var includesStore = true
 
-    /// The newest incoming change of a row, and whether its segment's keys were checked already.
+    /// The newest incoming change of a row, the segment it is in, and whether that segment's keys
+    /// were checked already.
     private struct Claim {
         let id: ObjectID
         let change: RowChange
+        /// The segment's position in the incoming changes.
+        let segment: Int
         let keysChecked: Bool
     }
 
@@ -58,7 +61,7 @@ struct UniquenessCheck {
                         byEntity.append((entity, Self.emptyArray(capacity: rowCount)))
                     }
                 }
-                byEntity[last].claims.append(Claim(id: row.id, change: row.change, keysChecked: segment.keysChecked))
+                byEntity[last].claims.append(Claim(id: row.id, change: row.change, segment: position, keysChecked: segment.keysChecked))
             }
         }
         var conflicts: [MergeConflict] = []
@@ -112,7 +115,11 @@ struct UniquenessCheck {
         let unchecked = claimants.indices.filter { !claimants[$0].keysChecked }
         if !unchecked.isEmpty {
             for (position, segment) in changes.segments.enumerated() where segment.hasUniquenessConstraints {
+                // A claimant's own segment holds its key once (the claimant's), unless two of its
+                // rows have keys of one hash: then, and only then, it is worth a look-up there.
+                let ownSegmentHasOthers = segment.uniqueKeys?.hasSharedHashes ?? false
                 for index in unchecked where holders[index] == nil {
+                    if claimants[index].segment == position && !ownSegmentHasOthers { continue }
                     let claimant = claimants[index].id
                     // The claimant holds its own key in its own segment: not a look-up worth making.
                     segment.forEachRow(holding: keys[index], except: claimant.primaryKey) { other in
