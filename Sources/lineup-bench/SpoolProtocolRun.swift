@@ -1,21 +1,24 @@
 import Foundation
 import Synchronization
 
-/// The ceiling of a spool that keeps DESIGN §3's protocol, measured without a runner: the file
-/// operations a job's trip takes, and nothing else.
+/// What DESIGN §3's protocol costs on this disk without a runner: the file operations a job's
+/// trip takes, and nothing else, done by one thread beside a producer.
 ///
 /// A producer thread enqueues as `lineup enqueue` does (create the file in `tmp/`, write it,
 /// rename it into `new/`); this thread then does what the daemon must do with each job: claim
 /// it (rename into `active/`), read it, and write its result report into `tmp/`; every
 /// ``fileGroup`` jobs it files the group in `done/`, reports first, then job files (four
 /// renames a job in all). No JSON, no queue, no store. That is three creates-or-opens and four
-/// renames a job against the bare baseline's one and two, so the daemon's throughput can come
-/// near this figure but not pass it, whatever the runner costs.
+/// renames a job against the bare baseline's one and two.
+///
+/// It is the protocol's cost, not a bound on the daemon: the daemon claims on one thread,
+/// writes reports on its tasks' threads and files on a third, so when the machine's cores are
+/// free it can pass this one thread, and when they are not it falls further below it.
 ///
 /// With fsync it syncs what the daemon must: each job file before its rename and `new/` after
 /// it (the enqueue), each report before it may be filed, and per group the claims (`new/` and
 /// `active/`), then `done/` after the reports and again after the job files. So a job costs
-/// three syncs that cannot be shared with another job's, where the bare baseline's costs two.
+/// three syncs of its own, where the bare baseline's costs two.
 struct SpoolProtocolRun {
     /// Jobs filed together, as the bare baseline syncs `done/` once per 1,000 renames.
     static let fileGroup = 1_000
