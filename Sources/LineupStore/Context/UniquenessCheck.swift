@@ -121,7 +121,7 @@ struct UniquenessCheck {
                 for index in unchecked where holders[index] == nil {
                     if claimants[index].segment == position && !ownSegmentHasOthers { continue }
                     let claimant = claimants[index].id
-                    // The claimant holds its own key in its own segment: not a look-up worth making.
+                    // The claimant's own row is left out: it holds its key, and is no conflict.
                     segment.forEachRow(holding: keys[index], except: claimant.primaryKey) { other in
                         guard holders[index] == nil, changes.isNewest(other.id, at: position) else { return }
                         if !segment.keysChecked && other.id.primaryKey > claimant.primaryKey { return }
