@@ -28,7 +28,7 @@ struct BareSpoolRun {
         let new = root + "/new"
         let done = root + "/done"
         for path in [root, tmp, new, done] {
-            guard mkdir(path, 0o755) == 0 else { throw systemError("mkdir", path) }
+            guard mkdir(path, 0o755) == 0 else { throw BenchError.systemCall("mkdir", path) }
         }
         let newDescriptor = open(new, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         let doneDescriptor = open(done, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -36,7 +36,7 @@ struct BareSpoolRun {
             close(newDescriptor)
             close(doneDescriptor)
         }
-        guard newDescriptor >= 0, doneDescriptor >= 0 else { throw systemError("open", root) }
+        guard newDescriptor >= 0, doneDescriptor >= 0 else { throw BenchError.systemCall("open", root) }
 
         let started = MonotonicClock.now()
         for index in 0..<jobs {
@@ -44,30 +44,26 @@ struct BareSpoolRun {
             let name = "bare-\(String(repeating: "0", count: max(0, 9 - String(index).count)))\(index)-0000000000000000000000000000.job.json"
             let temporary = tmp + "/" + name
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw systemError("open", temporary) }
+            guard descriptor >= 0 else { throw BenchError.systemCall("open", temporary) }
             let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             guard written == contents.count else {
                 close(descriptor)
-                throw systemError("write", temporary)
+                throw BenchError.systemCall("write", temporary)
             }
             if fsync, Foundation.fsync(descriptor) != 0 {
                 close(descriptor)
-                throw systemError("fsync", temporary)
+                throw BenchError.systemCall("fsync", temporary)
             }
-            guard close(descriptor) == 0 else { throw systemError("close", temporary) }
-            guard rename(temporary, new + "/" + name) == 0 else { throw systemError("rename", temporary) }
-            if fsync, Foundation.fsync(newDescriptor) != 0 { throw systemError("fsync", new) }
-            guard rename(new + "/" + name, done + "/" + name) == 0 else { throw systemError("rename", new + "/" + name) }
+            guard close(descriptor) == 0 else { throw BenchError.systemCall("close", temporary) }
+            guard rename(temporary, new + "/" + name) == 0 else { throw BenchError.systemCall("rename", temporary) }
+            if fsync, Foundation.fsync(newDescriptor) != 0 { throw BenchError.systemCall("fsync", new) }
+            guard rename(new + "/" + name, done + "/" + name) == 0 else { throw BenchError.systemCall("rename", new + "/" + name) }
             if fsync, (index + 1) % Self.doneSyncGroup == 0, Foundation.fsync(doneDescriptor) != 0 {
-                throw systemError("fsync", done)
+                throw BenchError.systemCall("fsync", done)
             }
         }
-        if fsync, Foundation.fsync(doneDescriptor) != 0 { throw systemError("fsync", done) }
+        if fsync, Foundation.fsync(doneDescriptor) != 0 { throw BenchError.systemCall("fsync", done) }
         let elapsed = MonotonicClock.now() - started
         return BareSpoolResult(jobs: jobs, elapsed: elapsed)
-    }
-
-    private func systemError(_ call: String, _ path: String) -> BenchError {
-        BenchError(.verification, "\(path): \(call) failed: \(String(cString: strerror(errno)))")
     }
 }

@@ -33,7 +33,7 @@ struct SpoolProtocolRun {
         let spool = Directories(root: directory.appendingPathComponent("protocol-spool", isDirectory: true).path)
         let (tmp, new, active) = (spool.tmp, spool.new, spool.active)
         for path in [spool.root, tmp, new, active, spool.done] {
-            guard mkdir(path, 0o755) == 0 else { throw Self.systemError("mkdir", path) }
+            guard mkdir(path, 0o755) == 0 else { throw BenchError.systemCall("mkdir", path) }
         }
         let stems = (0..<jobs).map { index in
             "proto-\(String(repeating: "0", count: max(0, 9 - String(index).count)))\(index)-0000000000000000000000000000"
@@ -50,7 +50,7 @@ struct SpoolProtocolRun {
             for name in names {
                 do {
                     try Self.writeFile(tmp + "/" + name, contents, sync: sync)
-                    guard rename(tmp + "/" + name, new + "/" + name) == 0 else { throw Self.systemError("rename", tmp + "/" + name) }
+                    guard rename(tmp + "/" + name, new + "/" + name) == 0 else { throw BenchError.systemCall("rename", tmp + "/" + name) }
                     if sync { try Self.syncDirectory(new) }
                 } catch {
                     handoff.failure.withLock { $0 = error as? BenchError }
@@ -69,12 +69,12 @@ struct SpoolProtocolRun {
             }
             if let failure = handoff.failure.withLock({ $0 }) { throw failure }
             let claimed = active + "/" + name
-            guard rename(new + "/" + name, claimed) == 0 else { throw Self.systemError("rename", new + "/" + name) }
+            guard rename(new + "/" + name, claimed) == 0 else { throw BenchError.systemCall("rename", new + "/" + name) }
             let descriptor = open(claimed, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw Self.systemError("open", claimed) }
+            guard descriptor >= 0 else { throw BenchError.systemCall("open", claimed) }
             let read = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
             close(descriptor)
-            guard read == contents.count else { throw Self.systemError("read", claimed) }
+            guard read == contents.count else { throw BenchError.systemCall("read", claimed) }
             try Self.writeFile(tmp + "/" + reportNames[index], report, sync: sync)
             if index + 1 - firstUnfiled == Self.fileGroup || index == names.count - 1 {
                 try file(firstUnfiled...index, names: names, reportNames: reportNames, in: spool)
@@ -104,13 +104,13 @@ struct SpoolProtocolRun {
         }
         for index in group {
             guard rename(tmp + "/" + reportNames[index], done + "/" + reportNames[index]) == 0 else {
-                throw Self.systemError("rename", tmp + "/" + reportNames[index])
+                throw BenchError.systemCall("rename", tmp + "/" + reportNames[index])
             }
         }
         if fsync { try Self.syncDirectory(done) }
         for index in group {
             guard rename(active + "/" + names[index], done + "/" + names[index]) == 0 else {
-                throw Self.systemError("rename", active + "/" + names[index])
+                throw BenchError.systemCall("rename", active + "/" + names[index])
             }
         }
         if fsync { try Self.syncDirectory(done) }
@@ -124,21 +124,17 @@ struct SpoolProtocolRun {
 
     private static func writeFile(_ path: String, _ bytes: [UInt8], sync: Bool) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw systemError("open", path) }
+        guard descriptor >= 0 else { throw BenchError.systemCall("open", path) }
         defer { close(descriptor) }
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard written == bytes.count else { throw systemError("write", path) }
-        if sync, Foundation.fsync(descriptor) != 0 { throw systemError("fsync", path) }
+        guard written == bytes.count else { throw BenchError.systemCall("write", path) }
+        if sync, Foundation.fsync(descriptor) != 0 { throw BenchError.systemCall("fsync", path) }
     }
 
     private static func syncDirectory(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw systemError("open", path) }
+        guard descriptor >= 0 else { throw BenchError.systemCall("open", path) }
         defer { close(descriptor) }
-        guard Foundation.fsync(descriptor) == 0 else { throw systemError("fsync", path) }
-    }
-
-    private static func systemError(_ call: String, _ path: String) -> BenchError {
-        BenchError(.verification, "\(path): \(call) failed: \(String(cString: strerror(errno)))")
+        guard Foundation.fsync(descriptor) == 0 else { throw BenchError.systemCall("fsync", path) }
     }
 }
