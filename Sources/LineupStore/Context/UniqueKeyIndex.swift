@@ -61,9 +61,12 @@ final class UniqueKeyIndex: Sendable {
 
         /// Appends the values to `list` (in the order of the constraint's properties).
         func appendValues(to list: inout [StoreValue]) {
-            // The positions once, not once per value: each `value(_:)` reads them anew.
-            guard isRow else { return list.append(contentsOf: source) }
-            for position in entity.uniqueKeyPositions[constraint] { list.append(source[position]) }
+            if isRow {
+                // The positions once, not once per value: each `value(_:)` reads them anew.
+                for position in entity.uniqueKeyPositions[constraint] { list.append(source[position]) }
+            } else {
+                list.append(contentsOf: source)
+            }
         }
 
         /// Whether `row`, a row of `entity`, holds this key (as SQL compares values).
