@@ -47,6 +47,9 @@ final class DatabaseJobQueue: JobQueue {
     private let claimedAhead = Locked<[ClaimedJob]>([])
     /// How many jobs one claim statement takes at most.
     let claimBatch: Int
+    /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
+    /// no query.
+    private let settled = Locked(SettledJobOutcomes())
 
     /// Registers this daemon in `lineup_daemons` with a lease of `lease`.
     init(
@@ -315,6 +318,10 @@ final class DatabaseJobQueue: JobQueue {
     }
 
     func fail(_ job: ClaimedJob, report: JobFailureReport) throws {
+        // Noted first: if the update fails, this run took the job as failed all the same.
+        if let id = report.id {
+            settled.withLock { $0.note(id, .failed(reason: report.reason)) }
+        }
         let text = String(decoding: try report.encoded(), as: UTF8.self)
         try settle(
             job, "state = 'failed', finished_at = now(), report = $4, reason = $5", [.text(text), .text(report.reason)])
@@ -338,8 +345,11 @@ final class DatabaseJobQueue: JobQueue {
     }
 
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome? {
+        if let known = settled.withLock({ $0[id] }) { return known }
         do {
-            return try database.settledOutcome(ofJobID: id)
+            guard let outcome = try database.settledOutcome(ofJobID: id) else { return nil }
+            settled.withLock { $0.note(id, outcome) }
+            return outcome
         } catch {
             logger.error("cannot look up a settled job", metadata: ["id": "\(id)", "error": "\(error)"])
             return nil
@@ -402,6 +412,11 @@ final class DatabaseJobQueue: JobQueue {
             }
         }
         guard case .success = flush else { return GroupCommitter.Outcome(flush: flush, filed: []) }
+        settled.withLock { outcomes in
+            for job in jobs {
+                if let id = job.report.id { outcomes.note(id, .done) }
+            }
+        }
         return GroupCommitter.Outcome(flush: flush, filed: Set(jobs.map(\.claimed.claim)))
     }
 

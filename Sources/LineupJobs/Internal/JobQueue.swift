@@ -42,7 +42,9 @@ protocol JobQueue: Sendable {
     /// dependency on one of them is waited for however long that takes.
     func pendingJobIDs(among ids: Set<String>) throws -> Set<String>
 
-    /// How the job with this id was settled, by this run or another; nil when no settled job has it.
+    /// How the job with this id was settled, by this run or another; nil when no settled job has
+    /// it. A job this queue failed (``fail(_:report:)``) or acknowledged (``commit(_:flushing:logger:)``)
+    /// reads as such at once: jobs parked on it are judged again right after.
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome?
 
     /// Prepares the acknowledgement of a job that succeeded, on the thread of its task, so that
@@ -52,10 +54,4 @@ protocol JobQueue: Sendable {
     /// Flushes `container` and acknowledges `jobs`, whose changes the main context holds (every
     /// one saved into it before this call). Nothing is acknowledged when the flush fails.
     func commit(_ jobs: [GroupCommitter.Job], flushing container: PersistentContainer, logger: Logger) -> GroupCommitter.Outcome
-}
-
-/// How a job was settled, as a dependency on it sees it.
-enum SettledJobOutcome: Equatable {
-    case done
-    case failed(reason: String)
 }

@@ -7,7 +7,7 @@ final class JobRecord {
     enum State {
         /// Claimed; the job file is being read and resolved.
         case claimed
-        /// Waiting for jobs named in `after` that have not been seen yet.
+        /// Parked until the jobs named in `after` with these ids settle (see ``DependencyBook``).
         case waitingForDependencies(unresolved: Set<String>)
         /// Its task is in the queue (waiting for a slot or a dependency, or running).
         case queued(JobTask)
@@ -30,10 +30,8 @@ final class JobRecord {
     var policy: RetryPolicy
     /// The first attempt's task, made at claim time to validate the parameters at once.
     var preparedTask: JobTask?
-    /// Gates of the jobs this one waits for.
-    var dependencyGates: [AcknowledgementGate] = []
-    /// How many jobs wait for this one's gate (they want it flushed soon).
-    var dependentCount = 0
+    /// Whether a timer is armed to fail the job if an id in its `after` list stays unknown.
+    var awaitsUnknownDependencies = false
     /// When the last attempt's task began running (known once it completed).
     var startedAt: Date?
     /// Row changes that failed attempts had saved into the main context (see
@@ -45,23 +43,6 @@ final class JobRecord {
         self.file = file
         self.jobID = file?.id ?? claimed.name
         self.policy = policy
-    }
-
-    /// The gate that the jobs waiting for this one (`after`) depend on. Made when the first of
-    /// them binds to it: most jobs have no dependents, and an `Operation` each is not free.
-    var gate: AcknowledgementGate {
-        if let madeGate { return madeGate }
-        let gate = AcknowledgementGate(jobID: jobID)
-        madeGate = gate
-        return gate
-    }
-
-    private var madeGate: AcknowledgementGate?
-
-    /// Opens the gate for its dependents, if any bound to it. Dependents that come later find
-    /// the job settled (in `done/` or `failed/`) and need no gate.
-    func openGate(_ outcome: AcknowledgementGate.Outcome) {
-        madeGate?.open(outcome)
     }
 
     var name: String { claimed.name }

@@ -37,12 +37,12 @@ extension JobRunner {
         case let .succeeded(outcome):
             guard let finished else { preconditionFailure("a successful task reached the coordinator without its report") }
             record.state = .awaitingFlush(finished)
-            awaitingFlush.append(record)
+            acknowledgements.finished(record)
             events.emit(.jobFinished(record.info))
             logger.info(
                 "job finished; acknowledged at the next flush",
                 metadata: ["job": "\(record.jobID)", "attempt": "\(record.attempt)", "summary": "\(outcome.summary)"])
-            if record.dependentCount > 0 {
+            if let id = record.file?.id, dependencies.hasWaiters(forID: id) {
                 scheduleEarlyFlush(.dependency)
             }
             flushIfGroupIsFull()
@@ -63,7 +63,7 @@ extension JobRunner {
     func attemptTimedOut(claim: String, task: JobTask, after limit: Duration) {
         assertOnCoordinator()
         guard let record = live[claim], record.task === task, task.expire(after: limit) else { return }
-        let grace = settings.withLock { $0.cancellationTimeout }
+        let grace = settings.withLock { $0.configuration.cancellationTimeout }
         logger.warning(
             "job timed out; cancelling it",
             metadata: [
@@ -138,12 +138,10 @@ extension JobRunner {
             // The file stays in active/; recovery at the next start deals with it.
             logger.error("cannot settle a failed job", metadata: ["job": "\(record.jobID)", "queue": "\(jobs.location)", "error": "\(error)"])
         }
-        if let id = record.file?.id {
-            finished.note(id: id, .failed(reason: reason))
+        settle(record) {
+            events.emit(.jobFailed(record.info, report))
+            logger.error("job failed", metadata: ["job": "\(record.jobID)", "attempts": "\(record.attempt)", "error": "\(reason)"])
         }
-        settle(record, .failed(reason))
-        events.emit(.jobFailed(record.info, report))
-        logger.error("job failed", metadata: ["job": "\(record.jobID)", "attempts": "\(record.attempt)", "error": "\(reason)"])
     }
 
     /// Returns the job's file to `new/` (shutdown): it runs again at the next start.
@@ -154,20 +152,26 @@ extension JobRunner {
         } catch {
             logger.error("cannot give a job back", metadata: ["job": "\(record.jobID)", "queue": "\(jobs.location)", "error": "\(error)"])
         }
-        settle(record, .released)
-        events.emit(.jobReleased(record.info))
-        logger.info("job returned to new/", metadata: ["job": "\(record.jobID)"])
+        settle(record) {
+            events.emit(.jobReleased(record.info))
+            logger.info("job returned to new/", metadata: ["job": "\(record.jobID)"])
+        }
     }
 
-    /// Forgets the job and opens its gate for its dependents.
-    func settle(_ record: JobRecord, _ outcome: AcknowledgementGate.Outcome) {
+    /// Forgets the job, runs `announce`, then judges again the jobs parked on it: they may run
+    /// now, or fail, after the job's own settlement is announced. The job storage tells already
+    /// how it was settled (done, failed), or, for a job given back, that it was not.
+    func settle(_ record: JobRecord, then announce: () -> Void = {}) {
         record.state = .settled
         record.preparedTask = nil
         live[record.claim] = nil
-        if let id = record.file?.id, liveByID[id] === record {
-            liveByID[id] = nil
+        announce()
+        let waiters = dependencies.settle(claim: record.claim, id: record.file?.id)
+        for claim in waiters.sorted() {
+            if let waiting = live[claim] {
+                resolveDependencies(waiting)
+            }
         }
-        record.openGate(outcome)
     }
 
     /// The error as a sentence that names the job file as it was enqueued.

@@ -33,11 +33,7 @@ extension JobRunner {
         // Every job in the group saved into the main context before this point (its completion
         // reached the coordinator after its save), and the committer flushes after it, so the
         // flush carries their changes. Jobs flushed before whose filing failed go again.
-        let group = awaitingFiling + awaitingFlush
-        awaitingFiling.removeAll()
-        awaitingFlush.removeAll()
-        committing.append(group)
-        let jobs = group.compactMap { record -> GroupCommitter.Job? in
+        let jobs = acknowledgements.beginFlush().compactMap { record -> GroupCommitter.Job? in
             guard case let .awaitingFlush(job) = record.state else { return nil }
             return job
         }
@@ -55,24 +51,22 @@ extension JobRunner {
         completion: (@Sendable (Result<FlushSummary, any Error>) -> Void)?
     ) {
         assertOnCoordinator()
-        let group = committing.removeFirst()
         let report: FlushReport
         switch outcome.flush {
         case let .failure(error):
-            // Back in front of the jobs that finished meanwhile, in the order they finished.
-            awaitingFlush = group + awaitingFlush
-            consecutiveFlushFailures += 1
+            let group = acknowledgements.flushFailed(at: .now, Date())
+            let failures = acknowledgements.consecutiveFlushFailures
             noteFlush(
                 DaemonStatus.Flush(
                     at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)"))
             logger.error(
                 "flush failed; its jobs stay unacknowledged until a flush succeeds",
                 metadata: [
-                    "reason": "\(reason)", "jobs": "\(group.count)", "failures_in_a_row": "\(consecutiveFlushFailures)",
+                    "reason": "\(reason)", "jobs": "\(group.count)", "failures_in_a_row": "\(failures)",
                     "error": "\(error)",
                 ])
             events.emit(.flushFailed(reason: reason, error: "\(error)"))
-            noteStalledAcknowledgement("flush failed (\(consecutiveFlushFailures) in a row): \(error)")
+            reportStalledAcknowledgements("flush failed (\(failures) in a row): \(error)")
             writeStatus()
             completion?(.failure(error))
             return
@@ -80,23 +74,17 @@ extension JobRunner {
             report = flushed
         }
         let wasPaused = isClaimingPaused
-        consecutiveFlushFailures = 0
+        let settlement = acknowledgements.flushCommitted(filingFailed: outcome.filingError != nil, at: .now, Date()) {
+            outcome.filed.contains($0.claim)
+        }
         let logger = self.logger
         var acknowledged: [String] = []
-        for record in group {
+        for record in settlement.acknowledged {
             guard case let .awaitingFlush(job) = record.state else { continue }
-            guard outcome.filed.contains(record.claim) else {
-                // Its data is on disk; the next flush tries to file it again.
-                awaitingFiling.append(record)
-                continue
-            }
-            if let id = record.file?.id {
-                finished.note(id: id, .done)
-            }
-            // Announced before the gate opens, so that observers see a job acknowledged before
+            // Announced before it is settled, so that observers see a job acknowledged before
             // its dependents start.
             events.emit(.jobAcknowledged(record.info, job.report))
-            settle(record, .acknowledged)
+            settle(record)
             acknowledged.append(record.name)
             logger.info("job acknowledged", metadata: ["job": "\(record.jobID)", "claim": "\(record.claim)"])
         }
@@ -116,10 +104,9 @@ extension JobRunner {
                 "ms": "\(Int(report.duration / .milliseconds(1)))",
             ])
         events.emit(.flushed(summary))
-        if let filingError = outcome.filingError, !awaitingFiling.isEmpty {
-            noteStalledAcknowledgement("\(awaitingFiling.count) flushed job(s) cannot be filed in done/: \(filingError)")
-        } else {
-            acknowledgementStalledSince = nil
+        if settlement.isStalled, let filingError = outcome.filingError {
+            reportStalledAcknowledgements(
+                "\(acknowledgements.awaitingFiling.count) flushed job(s) cannot be filed in done/: \(filingError)")
         }
         writeStatus()
         completion?(.success(summary))
@@ -141,15 +128,14 @@ extension JobRunner {
         if recentFlushes.count > DaemonStatus.recentFlushLimit { recentFlushes.removeLast() }
     }
 
-    /// Records that finished jobs could not be acknowledged (a flush failed, or filing what it
-    /// carried did): claiming pauses once ``RunnerSettings/flushBacklogLimit`` jobs wait, and
-    /// once this has lasted ``RunnerSettings/flushFailureTimeout`` the daemon is told to stop.
-    private func noteStalledAcknowledgement(_ reason: String) {
+    /// Reports that finished jobs cannot be acknowledged (a flush failed, or filing what it
+    /// carried did): claiming pauses once ``DaemonConfiguration/flushBacklogLimit`` jobs wait, and
+    /// once this has lasted ``DaemonConfiguration/flushFailureTimeout`` the daemon is told to stop.
+    private func reportStalledAcknowledgements(_ reason: String) {
         assertOnCoordinator()
+        guard let since = acknowledgements.stalledSince else { return }
         let now = ContinuousClock.now
-        let since = acknowledgementStalledSince ?? (now, Date())
-        acknowledgementStalledSince = since
-        let (limit, timeout) = settings.withLock { ($0.flushBacklogLimit, $0.flushFailureTimeout) }
+        let (limit, timeout) = settings.withLock { ($0.configuration.flushBacklogLimit, $0.configuration.flushFailureTimeout) }
         if isClaimingPaused {
             logger.warning(
                 "claiming paused until a flush succeeds",
@@ -175,18 +161,18 @@ extension JobRunner {
     }
 
     /// Called on the main context's queue after a job's save was accepted into it: past
-    /// ``RunnerSettings/flushRowLimit`` rows, flushes now rather than at the interval, so that a
+    /// ``DaemonConfiguration/flushRowLimit`` rows, flushes now rather than at the interval, so that a
     /// large import reaches the disk while it runs and the main context stays bounded. The
     /// flush is the committer's, like every other: the daemon has one way to flush. Saves that
     /// come while such a flush is asked for, or runs, ask for none more.
     func mainContextHolds(_ rows: Int) {
-        let limit = settings.withLock { $0.flushRowLimit }
+        let limit = settings.withLock { $0.configuration.flushRowLimit }
         guard limit > 0, rows > limit,
             rowLimitFlushPending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         coordinator.async {
             defer { self.rowLimitFlushPending.store(false, ordering: .releasing) }
-            guard self.committing.isEmpty else { return }
+            guard !self.acknowledgements.isCommitting else { return }
             self.scheduleEarlyFlush(.rowLimit)
         }
     }
@@ -197,13 +183,12 @@ extension JobRunner {
     /// groups: one flush an interval, or one each ``flushIfGroupIsFull()``.
     func flushIfIdle() {
         assertOnCoordinator()
-        guard !awaitingFlush.isEmpty, queuedTaskCount == 0, committing.isEmpty,
-            settings.withLock({ $0.flushesWhenIdle })
+        guard acknowledgements.hasGroupToFlush, queuedTaskCount == 0, settings.withLock({ $0.configuration.flushesWhenIdle })
         else { return }
         scheduleEarlyFlush(.idle)
     }
 
-    /// Flushes when ``RunnerSettings/flushJobLimit`` finished jobs wait for their acknowledgement
+    /// Flushes when ``DaemonConfiguration/flushJobLimit`` finished jobs wait for their acknowledgement
     /// and no flush is under way (its end looks again). Under a steady backlog the committer then
     /// files one group while the jobs of the next run, and each group is as large as the jobs
     /// that finished while it filed the last, rather than everything one flush interval holds,
@@ -212,8 +197,8 @@ extension JobRunner {
     /// and each completion would otherwise try again at once.
     func flushIfGroupIsFull() {
         assertOnCoordinator()
-        let limit = settings.withLock { $0.flushJobLimit }
-        guard limit > 0, awaitingFlush.count >= limit, committing.isEmpty, acknowledgementStalledSince == nil else { return }
+        let limit = settings.withLock { $0.configuration.flushJobLimit }
+        guard acknowledgements.isGroupFull(limit: limit) else { return }
         scheduleEarlyFlush(.jobLimit)
     }
 }

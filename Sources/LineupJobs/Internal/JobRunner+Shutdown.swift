@@ -91,9 +91,8 @@ extension JobRunner {
         assertOnCoordinator()
         // Not carried by a successful final flush (it failed, or the job finished after it
         // began): its changes never reach the disk, so it runs again at the next start.
-        let unacknowledged = awaitingFlush
-        awaitingFlush.removeAll()
-        for record in unacknowledged {
+        let (unflushed, unfiled) = acknowledgements.takeUnacknowledged()
+        for record in unflushed {
             release(record)
         }
         var abandoned: [JobInfo] = []
@@ -102,14 +101,13 @@ extension JobRunner {
             // the next start (after this process is gone) counts an interruption and runs it again.
             logger.error("job did not stop after cancellation; left in active/", metadata: ["job": "\(record.jobID)"])
             abandoned.append(record.info)
-            settle(record, .released)
+            settle(record)
         }
-        for record in awaitingFiling {
+        for record in unfiled {
             // Its data is on disk; recovery at the next start finishes or re-runs it.
             logger.error("acknowledged job left in active/", metadata: ["job": "\(record.jobID)"])
-            settle(record, .released)
+            settle(record)
         }
-        awaitingFiling.removeAll()
         phase = .stopped
         writeStatus()
         resumeWaiters()

@@ -27,16 +27,16 @@ extension JobRunner {
             }
         }
         running.sort { ($0.startedAt, $0.job.name) < ($1.startedAt, $1.job.name) }
-        let settings = settings.withLock { $0 }
+        let configuration = settings.withLock { $0.configuration }
         var status = DaemonStatus(
             pid: ProcessInfo.processInfo.processIdentifier, phase: phase, startedAt: startedAt, updatedAt: Date(),
-            maxConcurrentJobs: settings.totalConcurrency,
-            flushInterval: DaemonConfiguration.seconds(settings.flushInterval), lastFlush: lastFlush,
-            consecutiveFlushFailures: consecutiveFlushFailures, running: running,
+            maxConcurrentJobs: configuration.totalConcurrency,
+            flushInterval: DaemonConfiguration.seconds(configuration.flushInterval), lastFlush: lastFlush,
+            consecutiveFlushFailures: acknowledgements.consecutiveFlushFailures, running: running,
             queued: max(0, queuedTaskCount - running.count),
             awaitingFlush: jobsAwaitingFlush,
             waitingForRetry: waitingForRetry, waitingForDependencies: waitingForDependencies,
-            acknowledgementsFailingSince: acknowledgementStalledSince?.date, claimingPaused: isClaimingPaused)
+            acknowledgementsFailingSince: acknowledgements.stalledSince?.date, claimingPaused: isClaimingPaused)
         status.recentFlushes = recentFlushes
         status.acknowledgedPerMinute = acknowledgementRate.perMinute(endingAt: Date())
         status.mainContextUnsavedRows = mainContextUnsavedRows

@@ -19,9 +19,9 @@ import Synchronization
 ///   finished jobs (every one saved into the main context before the flush begins, so the
 ///   flush carries its changes) and acknowledges them when the committer reports back.
 ///
-/// A job's life: claimed → (waiting for unknown dependencies) → queued, with its dependencies'
-/// acknowledgement gates as operation dependencies → running → finished, awaiting the flush →
-/// committing → acknowledged (`done/`). A failure is retried with backoff (waiting for retry) or
+/// A job's life: claimed → (parked until every job in its `after` list is done:
+/// ``DependencyBook``) → queued → running → finished, awaiting the flush → committing →
+/// acknowledged (`done/`). A failure is retried with backoff (waiting for retry) or
 /// goes to `failed/`; at shutdown a job not finished goes back to `new/` (released).
 final class JobRunner: @unchecked Sendable {
     // @unchecked Sendable: every `var` below is touched only on `coordinator` (checked by
@@ -54,16 +54,10 @@ final class JobRunner: @unchecked Sendable {
 
     /// Unsettled jobs by claim (names may repeat; claims do not).
     var live: [String: JobRecord] = [:]
-    /// Unsettled jobs by job id; the latest claimed job wins an id used twice.
-    var liveByID: [String: JobRecord] = [:]
-    var finished: FinishedJobIndex
-    /// Jobs whose changes are in the main context, in the order they finished.
-    var awaitingFlush: [JobRecord] = []
-    /// Jobs flushed whose files could not be moved to `done/` yet.
-    var awaitingFiling: [JobRecord] = []
-    /// The groups handed to the committer whose outcome has not come back, oldest first (the
-    /// committer reports in that order).
-    var committing: [[JobRecord]] = []
+    /// Which unsettled jobs have which ids, and which parked jobs wait for them.
+    var dependencies = DependencyBook()
+    /// Finished jobs on their way to their acknowledgement (group commit).
+    var acknowledgements = AcknowledgementPipeline<JobRecord>()
     /// Tasks in the queue (not completed).
     var queuedTaskCount = 0
     var isStopping = false
@@ -76,10 +70,6 @@ final class JobRunner: @unchecked Sendable {
     var acknowledgementRate = AcknowledgementRate()
     /// The main context's unsaved rows, as ``refreshStatus()`` last read them.
     var mainContextUnsavedRows: Int?
-    var consecutiveFlushFailures = 0
-    /// Since when finished jobs could not be acknowledged (flushes failed, or filing what they
-    /// carried did); nil while acknowledgements go through.
-    var acknowledgementStalledSince: (instant: ContinuousClock.Instant, date: Date)?
     /// Told once, when flushes have failed for the configured time: the daemon stops.
     let flushFailureTimeoutExpired: @Sendable (String) -> Void
     /// Tasks of jobs failed for good because they did not stop when their time limit cancelled
@@ -102,13 +92,12 @@ final class JobRunner: @unchecked Sendable {
         self.settings = Locked(settings)
         self.events = events
         self.jitter = jitter
-        self.finished = FinishedJobIndex(queue: jobs)
         self.committer = GroupCommitter(container: container, jobs: jobs)
         queue.name = "lineup.jobs"
-        queue.maxConcurrentOperationCount = settings.maxConcurrentJobs
+        queue.maxConcurrentOperationCount = settings.configuration.maxConcurrentJobs
         var queuesByKind: [String: OperationQueue] = [:]
         var allQueues = [queue]
-        for (name, definition) in settings.queues.sorted(by: { $0.key < $1.key }) {
+        for (name, definition) in settings.configuration.queues.sorted(by: { $0.key < $1.key }) {
             let named = OperationQueue()
             named.name = "lineup.jobs.\(name)"
             named.maxConcurrentOperationCount = definition.concurrency
@@ -157,7 +146,7 @@ final class JobRunner: @unchecked Sendable {
     /// (named queues change only with a restart).
     func apply(_ newSettings: RunnerSettings) {
         settings.withLock { $0 = newSettings }
-        queue.maxConcurrentOperationCount = newSettings.maxConcurrentJobs
+        queue.maxConcurrentOperationCount = newSettings.configuration.maxConcurrentJobs
         coordinator.async { self.claimWhileRoom() }
     }
 
@@ -177,7 +166,7 @@ final class JobRunner: @unchecked Sendable {
 
     func claimWhileRoom() {
         assertOnCoordinator()
-        let window = settings.withLock { $0.claimWindow }
+        let window = settings.withLock { $0.configuration.effectiveClaimWindow }
         while !isStopping, queuedTaskCount < window, !isClaimingPaused {
             let claimed: ClaimedJob?
             do {
@@ -195,13 +184,13 @@ final class JobRunner: @unchecked Sendable {
     /// full disk) and the finished jobs waiting for one have reached the bound. Claiming more
     /// would only grow the main context with work that cannot be made durable.
     var isClaimingPaused: Bool {
-        acknowledgementStalledSince != nil && jobsAwaitingFlush >= settings.withLock { $0.flushBacklogLimit }
+        acknowledgements.pausesClaiming(limit: settings.withLock { $0.configuration.flushBacklogLimit })
     }
 
     /// Finished jobs not acknowledged yet: waiting for a flush, being committed, or flushed and
     /// waiting to be filed.
     var jobsAwaitingFlush: Int {
-        awaitingFlush.count + committing.reduce(0) { $0 + $1.count } + awaitingFiling.count
+        acknowledgements.unacknowledgedCount
     }
 
     /// Takes a claimed job in: parses it, makes its first task (which validates its
@@ -221,7 +210,7 @@ final class JobRunner: @unchecked Sendable {
             postpone(claimed, file: file, until: notBefore)
             return
         }
-        let policy = settings.withLock { $0.retry }.overridden(
+        let policy = settings.withLock { $0.configuration.retry }.overridden(
             maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
         let record = JobRecord(claimed: claimed, file: file, policy: policy)
         // Failed attempts of earlier runs count: the number lives in the file name.
@@ -230,14 +219,6 @@ final class JobRunner: @unchecked Sendable {
         events.emit(.jobClaimed(record.info))
         logger.debug("job claimed", metadata: ["job": "\(record.jobID)", "file": "\(claimed.fileName)"])
         admit(record, invalid: invalid)
-        if let id = file?.id {
-            // Jobs waiting for this id can go on now (or fail, if this one failed).
-            for waiting in live.values {
-                if case let .waitingForDependencies(unresolved) = waiting.state, unresolved.contains(id) {
-                    resolveDependencies(waiting)
-                }
-            }
-        }
     }
 
     /// Returns a job whose `notBefore` time is still to come to `new/`, named so that claimers
@@ -294,9 +275,7 @@ final class JobRunner: @unchecked Sendable {
             failPermanently(record, error)
             return
         }
-        if let id = file.id {
-            liveByID[id] = record
-        }
+        dependencies.hold(claim: record.claim, id: file.id, after: file.after)
         resolveDependencies(record)
     }
 
@@ -309,92 +288,87 @@ final class JobRunner: @unchecked Sendable {
 
     // MARK: - Dependencies
 
-    /// Binds the job to the gates of the jobs in its `after` list, then queues it; or fails it
-    /// (a dependency failed, a cycle); or parks it until unknown ids are claimed.
+    /// Queues the job if every job in its `after` list is done; fails it if one failed or if it
+    /// waits for itself (a cycle); otherwise parks it until those jobs settle. Called at admission
+    /// and again each time a job it waits for settles.
     func resolveDependencies(_ record: JobRecord) {
         assertOnCoordinator()
         guard let file = record.file, !record.isSettled else { return }
-        var unresolved: Set<String> = []
-        var dependencies: [JobRecord] = []
-        for id in file.after {
-            if let dependency = liveByID[id] {
-                if dependency === record || reaches(from: dependency, to: record) {
-                    failPermanently(
-                        record,
-                        JobError(
-                            .dependencyCycle,
-                            "job \(record.jobID) waits for job \(id), which waits (directly or not) for job \(record.jobID)",
-                            jobFile: record.claimed.enqueuedFileName))
-                    return
-                }
-                dependencies.append(dependency)
-                continue
-            }
-            switch finished.outcome(of: id) {
-            case .done:
-                continue
-            case let .failed(reason):
-                failPermanently(
-                    record,
-                    JobError(.dependencyFailed, "job \(id) in `after` failed: \(reason)", jobFile: record.claimed.enqueuedFileName))
-                return
-            case nil:
-                unresolved.insert(id)
+        let verdict = dependencies.verdict(for: record.claim, after: file.after) { self.jobs.settledOutcome(ofJobID: $0) }
+        switch verdict {
+        case .ready:
+            dependencies.park(record.claim, on: [])
+            startAttempt(record)
+        case let .cycle(through: id):
+            failPermanently(
+                record,
+                JobError(
+                    .dependencyCycle,
+                    "job \(record.jobID) waits for job \(id), which waits (directly or not) for job \(record.jobID)",
+                    jobFile: record.claimed.enqueuedFileName))
+        case let .dependencyFailed(id, reason):
+            failPermanently(
+                record,
+                JobError(.dependencyFailed, "job \(id) in `after` failed: \(reason)", jobFile: record.claimed.enqueuedFileName))
+        case let .waiting(inHand, unknown):
+            park(record, inHand: inHand, unknown: unknown)
+        }
+    }
+
+    /// Parks the job until the jobs it waits for settle. A dependency that has finished and only
+    /// waits for its flush is flushed soon; an id no job has is waited for up to
+    /// ``DaemonConfiguration/dependencyWaitTimeout``.
+    private func park(_ record: JobRecord, inHand: Set<String>, unknown: Set<String>) {
+        guard !isStopping else {
+            release(record)
+            return
+        }
+        let awaited = inHand.union(unknown)
+        let wasParked = !dependencies.awaitedIDs(of: record.claim).isEmpty
+        dependencies.park(record.claim, on: awaited)
+        record.state = .waitingForDependencies(unresolved: awaited)
+        if !wasParked {
+            events.emit(.jobWaitingForDependencies(record.info, ids: awaited.sorted()))
+            logger.info(
+                "job waits for the jobs in its after list",
+                metadata: ["job": "\(record.jobID)", "after": "\(awaited.sorted().joined(separator: ","))"])
+        }
+        for id in inHand {
+            if let claim = dependencies.holder(ofID: id), live[claim]?.hasFinishedRunning == true {
+                scheduleEarlyFlush(.dependency)
             }
         }
-        if !unresolved.isEmpty {
-            let alreadyWaiting: Bool
-            if case .waitingForDependencies = record.state { alreadyWaiting = true } else { alreadyWaiting = false }
-            record.state = .waitingForDependencies(unresolved: unresolved)
-            guard !alreadyWaiting else { return }
-            let timeout = settings.withLock { $0.dependencyWaitTimeout }
-            events.emit(.jobWaitingForDependencies(record.info, ids: unresolved.sorted()))
-            logger.info(
-                "job waits for jobs not seen yet",
-                metadata: ["job": "\(record.jobID)", "after": "\(unresolved.sorted().joined(separator: ","))"])
+        if !unknown.isEmpty, !record.awaitsUnknownDependencies {
+            record.awaitsUnknownDependencies = true
+            let timeout = settings.withLock { $0.configuration.dependencyWaitTimeout }
             let claim = record.claim
             coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
                 self.dependencyWaitExpired(claim: claim, timeout: timeout)
             }
+        }
+    }
+
+    /// The wait for ids that no job had is up: fails the job if some still have none, unless
+    /// those are scheduled for later or held by another daemon.
+    private func dependencyWaitExpired(claim: String, timeout: Duration) {
+        guard !isStopping, let record = live[claim], let file = record.file,
+            case let .waiting(_, unknown) = dependencies.verdict(for: claim, after: file.after, settled: { self.jobs.settledOutcome(ofJobID: $0) })
+        else {
+            live[claim]?.awaitsUnknownDependencies = false
             return
         }
-        record.dependencyGates = dependencies.map(\.gate)
-        for dependency in dependencies {
-            dependency.dependentCount += 1
-            if case .awaitingFlush = dependency.state {
-                scheduleEarlyFlush(.dependency)
-            }
+        guard !unknown.isEmpty else {
+            record.awaitsUnknownDependencies = false
+            return
         }
-        startAttempt(record)
-    }
-
-    /// Whether `target` is reachable from `start` through `after` lists of unsettled jobs.
-    private func reaches(from start: JobRecord, to target: JobRecord) -> Bool {
-        var stack = [start]
-        var seen: Set<ObjectIdentifier> = []
-        while let current = stack.popLast() {
-            guard seen.insert(ObjectIdentifier(current)).inserted else { continue }
-            for id in current.file?.after ?? [] {
-                guard let next = liveByID[id] else { continue }
-                if next === target { return true }
-                stack.append(next)
-            }
-        }
-        return false
-    }
-
-    private func dependencyWaitExpired(claim: String, timeout: Duration) {
-        guard !isStopping, let record = live[claim],
-            case let .waitingForDependencies(unresolved) = record.state
-        else { return }
         // A job scheduled for later is waited for however long that is.
-        if let pending = try? jobs.pendingJobIDs(among: unresolved), !pending.isEmpty {
+        if let pending = try? jobs.pendingJobIDs(among: unknown), !pending.isEmpty {
             coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
                 self.dependencyWaitExpired(claim: claim, timeout: timeout)
             }
             return
         }
-        let ids = unresolved.sorted().joined(separator: ", ")
+        let ids = unknown.sorted().joined(separator: ", ")
         failPermanently(
             record,
             JobError(
@@ -425,12 +399,11 @@ final class JobRunner: @unchecked Sendable {
                 return
             }
         }
-        task.wait(for: record.dependencyGates)
         let claim = record.claim
         let info = record.info
         // Announced from the task's thread: the coordinator learns that a task runs from the
         // task itself (`startedAt`) when it needs to, so a start costs it no hop.
-        let timeLimit = record.file.flatMap { file in settings.withLock { $0.timeout(for: file) } }
+        let timeLimit = record.file.flatMap { file in settings.withLock { $0.configuration.timeLimit(for: file) } }
         task.onStart { [weak self] task in
             guard let self else { return }
             self.events.emit(.jobStarted(info))

@@ -13,7 +13,7 @@ final class SpoolJobQueue: JobQueue {
     private let settled = Locked(SettledFiles())
 
     private struct SettledFiles {
-        var outcomes: [String: SettledJobOutcome] = [:]
+        var outcomes = SettledJobOutcomes()
         var scanned: Set<String> = []
     }
 
@@ -36,6 +36,11 @@ final class SpoolJobQueue: JobQueue {
     }
 
     func fail(_ job: ClaimedJob, report: JobFailureReport) throws {
+        // Noted first: if the move fails, the job stays in active/ until the next start, and
+        // for this run it failed all the same.
+        if let id = report.id {
+            settled.withLock { $0.outcomes.note(id, .failed(reason: report.reason)) }
+        }
         try spool.fail(job, report: report)
     }
 
@@ -66,7 +71,7 @@ final class SpoolJobQueue: JobQueue {
     private func scan(_ state: SpoolState, into files: inout SettledFiles) {
         guard let entries = try? spool.entries(state) else { return }
         func note(_ id: String, _ outcome: SettledJobOutcome) {
-            if files.outcomes[id] != .done { files.outcomes[id] = outcome }
+            files.outcomes.note(id, outcome)
         }
         for entry in entries where files.scanned.insert(state.directoryName + "/" + entry.fileName).inserted {
             if entry.isBulk {
@@ -109,6 +114,11 @@ final class SpoolJobQueue: JobQueue {
             return GroupCommitter.Outcome(flush: flush, filed: [])
         }
         let (filed, filingError) = file(jobs, logger: logger)
+        settled.withLock { files in
+            for job in jobs where filed.contains(job.claimed.claim) {
+                if let id = job.report.id { files.outcomes.note(id, .done) }
+            }
+        }
         return GroupCommitter.Outcome(flush: flush, filed: filed, filingError: filingError)
     }
 

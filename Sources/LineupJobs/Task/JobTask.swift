@@ -60,7 +60,6 @@ open class JobTask: Operation, @unchecked Sendable {
         var result: JobTaskResult?
         var startedAt: Date?
         var finishedAt: Date?
-        var gates: [AcknowledgementGate] = []
         var onStart: (@Sendable (JobTask) -> Void)?
         var onFinish: (@Sendable (JobTask) -> Void)?
         var lastLoggedDecile = -1
@@ -186,20 +185,6 @@ open class JobTask: Operation, @unchecked Sendable {
             }
             return .cancelled
         }
-        for gate in state.withLock({ $0.gates }) {
-            switch gate.outcome {
-            case let .failed(reason):
-                return .failed(
-                    JobError(
-                        .dependencyFailed, "job \(gate.jobID) in `after` failed: \(reason)",
-                        jobFile: request.jobFilePath))
-            case .released:
-                // The daemon is stopping and gave the dependency back to new/.
-                return .cancelled
-            case .acknowledged, nil:
-                break
-            }
-        }
         let context = request.container.newTaskContext(name: request.jobID)
         do {
             let outcome = try context.performAndWait { () throws -> JobOutcome in
@@ -282,15 +267,6 @@ open class JobTask: Operation, @unchecked Sendable {
     }
 
     // MARK: - Runner hooks
-
-    /// Makes the task wait for `gates` (added as dependencies) and fail when one of them
-    /// reports a failed job. Call before the task is queued.
-    func wait(for gates: [AcknowledgementGate]) {
-        state.withLock { $0.gates = gates }
-        for gate in gates {
-            gate.hold(self)
-        }
-    }
 
     /// Called on the task's thread when `main()` begins.
     func onStart(_ handler: @escaping @Sendable (JobTask) -> Void) {
