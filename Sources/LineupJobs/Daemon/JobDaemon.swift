@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import LineupSpool
 public import LineupStore
@@ -189,7 +190,6 @@ public final class JobDaemon: Service, Sendable {
         // action). The sequence keeps what arrives until the loop reads it.
         let signals: UnixSignalsSequence? = handlingSignals ? await UnixSignalsSequence(trapping: .sigusr1, .sighup) : nil
         let (spool, container, recovery, ownership, databaseJobs) = try start(configuration, logger: logger)
-        let database = databaseJobs?.database
         let jobs: any JobQueue = databaseJobs ?? SpoolJobQueue(spool: spool)
         let runner = JobRunner(
             jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
@@ -214,39 +214,86 @@ public final class JobDaemon: Service, Sendable {
             ])
         broadcaster.emit(.started(recovery: recovery))
         await runner.refreshStatus()
-        // The runner's two cues from below: files in new/, and rows piling up in the main context.
-        // With a database, new/ is moved into it, whose notification wakes the runner: listening
-        // starts before the first move, so that its notification is heard.
-        databaseJobs?.start(pollInterval: configuration.rescanInterval, hint: { runner.claimAvailable() })
-        let intake = database.map { DatabaseIntake(spool: spool, database: $0, logger: logger) }
-        intake?.hint()
-        let watcher = SpoolWatcher(
-            spool: spool, rescanInterval: configuration.rescanInterval, useInotify: configuration.usesInotify,
-            hint: { if let intake { intake.hint() } else { runner.claimAvailable() } })
+        // Rows piling up in the main context are one of the runner's two cues; files in new/ (the
+        // spool watcher's hints) are the other.
         let childSaves = container.mainContext.observeChildSaves { [weak runner] saved in
             runner?.mainContextHolds(saved.pendingRowCount)
         }
         defer { childSaves.cancel() }
 
-        await withTaskCancellationOrGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.flushLoop(runner) }
-                group.addTask { await self.statusLoop(runner, interval: configuration.statusInterval) }
-                group.addTask { await self.retentionLoop(spool, database: database) }
-                group.addTask { await self.cronLoop(spool) }
-                if let signals {
-                    group.addTask { await self.signalLoop(signals) }
-                }
-                // Returns once requestShutdown() finishes the stream (or this task is cancelled).
-                for await _ in self.shutdownRequests {}
-                watcher.stop()
-                group.cancelAll()
+        let runnerService = RunnerService(runner: runner, events: broadcaster) { [state] in
+            state.withLock { ($0.configuration, $0.logger) }
+        }
+        let services = backgroundServices(
+            runner: runnerService, spool: spool, databaseJobs: databaseJobs, signals: signals, configuration: configuration)
+        await runServices(services, logger: logger)
+        try await stop(runner: runnerService, container: container, databaseJobs: databaseJobs)
+    }
+
+    /// The daemon's background work, each a `Service`, in the order they start; they stop in the
+    /// reverse order: first the signals and the chores, then the spool watcher (no more hints),
+    /// then the runner (grace period, final flush), and last the database lease, which must hold
+    /// until that final flush has acknowledged its jobs.
+    private func backgroundServices(
+        runner runnerService: RunnerService, spool: SpoolDirectory, databaseJobs: DatabaseJobQueue?,
+        signals: UnixSignalsSequence?, configuration: DaemonConfiguration
+    ) -> [any Service] {
+        let runner = runnerService.runner
+        var services: [any Service] = []
+        let hint: @Sendable () -> Void
+        if let databaseJobs {
+            // With a database, new/ is moved into it, whose notification wakes the runner.
+            let intake = DatabaseIntake(spool: spool, database: databaseJobs.database, logger: logger)
+            services.append(
+                JobLeaseService(
+                    jobs: databaseJobs, pollInterval: configuration.rescanInterval, hint: { runner.claimAvailable() },
+                    givesUpLease: { runnerService.shutdownOutcome?.leftTasksRunning == false }))
+            hint = { intake.hint() }
+        } else {
+            hint = { runner.claimAvailable() }
+        }
+        services.append(runnerService)
+        services.append(
+            SpoolWatchService(
+                spool: spool, rescanInterval: configuration.rescanInterval, usesInotify: configuration.usesInotify, hint: hint))
+        services.append(FlushTicker(runner: runner, watchdog: hooks.watchdog) { [state] in state.withLock { $0.configuration.flushInterval } })
+        services.append(
+            RecurringService(name: "status writer", worksAtStart: false, pause: { configuration.statusInterval }) {
+                await runner.refreshStatus()
+            })
+        services.append(retentionService(spool: spool, database: databaseJobs?.database))
+        services.append(cronService(spool: spool))
+        if let signals {
+            services.append(SignalService(daemon: self, signals: signals))
+        }
+        return services
+    }
+
+    /// Runs `services` in a group of their own until ``requestShutdown()`` (or a service that
+    /// ends by itself), then shuts them down gracefully, in reverse order, and returns.
+    ///
+    /// The group runs in a task of its own: a cancellation of the caller's task (or the graceful
+    /// shutdown of the group that runs this daemon) asks for the same orderly shutdown rather
+    /// than cancelling the runner in the middle of its final flush.
+    private func runServices(_ services: [any Service], logger: Logger) async {
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger))
+        let running = Task {
+            defer { self.requestShutdown() }
+            do {
+                try await group.run()
+            } catch {
+                logger.error("a background service of the daemon failed; stopping", metadata: ["error": "\(error)"])
             }
+        }
+        await withTaskCancellationOrGracefulShutdownHandler {
+            // Returns once requestShutdown() finishes the stream.
+            for await _ in self.shutdownRequests {}
         } onCancelOrGracefulShutdown: {
             self.requestShutdown()
         }
-
-        try await stop(runner: runner, container: container, databaseJobs: databaseJobs)
+        await group.triggerGracefulShutdown()
+        await running.value
     }
 
     /// Runs the daemon in a `ServiceGroup` that shuts it down gracefully on SIGTERM and
@@ -390,14 +437,14 @@ public final class JobDaemon: Service, Sendable {
         return (spool, container, recovery, ownership, databaseJobs)
     }
 
-    private func stop(runner: JobRunner, container: PersistentContainer, databaseJobs: DatabaseJobQueue?) async throws {
+    /// After the services have stopped: closes the store and releases the locks, unless tasks
+    /// still run; throws why the daemon stopped, if it was not asked to.
+    private func stop(runner: RunnerService, container: PersistentContainer, databaseJobs: DatabaseJobQueue?) async throws {
         let (configuration, logger) = state.withLock { ($0.configuration, $0.logger) }
-        await runner.stopStarting()
-        broadcaster.emit(.stopping)
-        logger.info("stopping", metadata: ["grace_s": "\(DaemonConfiguration.seconds(configuration.gracePeriod))"])
-        let outcome = await runner.finishShutdown(
-            gracePeriod: configuration.gracePeriod, cancellationTimeout: configuration.cancellationTimeout)
-        if !outcome.abandoned.isEmpty || !outcome.runaway.isEmpty {
+        guard let outcome = runner.shutdownOutcome else {
+            preconditionFailure("the daemon's services stopped before the runner's shutdown ended")
+        }
+        if outcome.leftTasksRunning {
             // Never close the store under a running task: it may hold a reader, and closing
             // waits for every reader, without bound. The process is to exit; the kernel drops
             // the locks and SQLite's WAL keeps the store whole. The ownership locks stay held
@@ -420,10 +467,8 @@ public final class JobDaemon: Service, Sendable {
             throw DaemonError(.jobsDidNotStop, path: configuration.spoolURL.path, message)
         }
         let flushError = outcome.flushError
-        if let databaseJobs {
-            databaseJobs.stop()
-            databaseJobs.database.close()
-        }
+        // Its lease was given up by the lease service, the last to stop.
+        databaseJobs?.database.close()
         do {
             try container.checkpoint()
         } catch {
@@ -463,64 +508,33 @@ public final class JobDaemon: Service, Sendable {
         requestShutdown()
     }
 
-    // MARK: - Loops
-
-    /// Flushes every flush interval. The ticks keep their pace whatever a flush costs: the next
-    /// one is due an interval after the last one was due, not after it ended, so a large group
-    /// to file does not push every later flush back (one that ends late is followed at once).
-    /// It also feeds the watchdog (see ``Watchdog``), so that it is fed only while flushes return.
-    private func flushLoop(_ runner: JobRunner) async {
-        let clock = ContinuousClock()
-        let watchdog = hooks.watchdog
-        var flushDue = clock.now.advanced(by: state.withLock { $0.configuration.flushInterval })
-        var feedDue = clock.now
-        while true {
-            if let watchdog, clock.now >= feedDue {
-                watchdog.feed()
-                feedDue = clock.now.advanced(by: watchdog.timeout / 2)
-            }
-            do {
-                try await Task.sleep(until: watchdog == nil ? flushDue : min(flushDue, feedDue), clock: clock)
-            } catch {
-                return
-            }
-            guard clock.now >= flushDue else { continue }
-            _ = try? await runner.flush(.interval)
-            let interval = state.withLock { $0.configuration.flushInterval }
-            flushDue = max(flushDue.advanced(by: interval), clock.now)
-        }
-    }
+    // MARK: - Chores
 
     /// Removes done jobs older than ``DaemonConfiguration/keepDone`` at start and then every
     /// hour (or every tenth of the retention, when that is shorter). Read each time, so that a
     /// reload can turn it on or off.
-    private func retentionLoop(_ spool: SpoolDirectory, database: JobDatabase?) async {
-        while true {
-            let keepDone = state.withLock { $0.configuration.keepDone }
-            if let keepDone {
-                let cutoff = Date().addingTimeInterval(-Double(keepDone.components.seconds))
-                do {
-                    let pruning = try spool.pruneDone(finishedBefore: cutoff)
-                    if !pruning.removed.isEmpty || !pruning.keptForDependents.isEmpty {
-                        logger.info(
-                            "removed done jobs past their retention",
-                            metadata: [
-                                "removed": "\(pruning.removed.count)", "keptForDependents": "\(pruning.keptForDependents.count)",
-                                "finishedBefore": "\(cutoff.ISO8601Format())",
-                            ])
-                    }
-                } catch {
-                    logger.warning("cannot remove done jobs past their retention", metadata: ["error": "\(error)"])
-                }
-                if let database {
-                    await pruneDone(in: database, finishedBefore: cutoff)
-                }
-            }
-            let pause = min(.seconds(3_600), (keepDone ?? .seconds(3_600)) / 10)
+    private func retentionService(spool: SpoolDirectory, database: JobDatabase?) -> RecurringService {
+        RecurringService(
+            name: "retention", worksAtStart: true,
+            pause: { [state] in min(.seconds(3_600), (state.withLock { $0.configuration.keepDone } ?? .seconds(3_600)) / 10) }
+        ) {
+            guard let keepDone = self.configuration.keepDone else { return }
+            let cutoff = Date().addingTimeInterval(-Double(keepDone.components.seconds))
             do {
-                try await Task.sleep(for: pause)
+                let pruning = try spool.pruneDone(finishedBefore: cutoff)
+                if !pruning.removed.isEmpty || !pruning.keptForDependents.isEmpty {
+                    self.logger.info(
+                        "removed done jobs past their retention",
+                        metadata: [
+                            "removed": "\(pruning.removed.count)", "keptForDependents": "\(pruning.keptForDependents.count)",
+                            "finishedBefore": "\(cutoff.ISO8601Format())",
+                        ])
+                }
             } catch {
-                return
+                self.logger.warning("cannot remove done jobs past their retention", metadata: ["error": "\(error)"])
+            }
+            if let database {
+                await self.pruneDone(in: database, finishedBefore: cutoff)
             }
         }
     }
@@ -548,31 +562,17 @@ public final class JobDaemon: Service, Sendable {
     /// Enqueues the recurring jobs (``DaemonConfiguration/cron``) at start and then at the
     /// start of every minute, when a schedule may fire. The entries are read each time, so that
     /// a reload changes them.
-    private func cronLoop(_ spool: SpoolDirectory) async {
+    private func cronService(spool: SpoolDirectory) -> RecurringService {
         let scheduler = CronScheduler(spool: spool, logger: logger)
-        while true {
-            let entries = state.withLock { $0.configuration.cron }
+        return RecurringService(
+            name: "cron", worksAtStart: true,
+            // Just past the next whole minute: a schedule fires at a minute's start.
+            pause: { .seconds(60 - Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60) + 0.05) }
+        ) {
+            let entries = self.configuration.cron
             if !entries.isEmpty {
                 scheduler.enqueueDue(entries)
             }
-            // Just past the next whole minute: a schedule fires at a minute's start.
-            let intoMinute = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
-            do {
-                try await Task.sleep(for: .seconds(60 - intoMinute + 0.05))
-            } catch {
-                return
-            }
-        }
-    }
-
-    private func statusLoop(_ runner: JobRunner, interval: Duration) async {
-        while true {
-            do {
-                try await Task.sleep(for: interval)
-            } catch {
-                return
-            }
-            await runner.refreshStatus()
         }
     }
 

@@ -20,6 +20,11 @@ extension JobRunner {
         /// Jobs failed for good because their tasks did not stop when their time limit
         /// cancelled them, and whose tasks still run.
         var runaway: [JobInfo] = []
+
+        /// Whether tasks still run: the store must stay open, and the jobs claimed.
+        var leftTasksRunning: Bool {
+            !abandoned.isEmpty || !runaway.isEmpty
+        }
     }
 
     /// The rest of shutdown, as DESIGN §3 orders it (after ``stopStarting()``): let running
