@@ -88,11 +88,11 @@ public final class JobDaemon: Service, Sendable {
         }
     }
 
-    private enum Phase {
+    enum Phase {
         case idle, running, stopped
     }
 
-    private struct State {
+    struct State {
         var configuration: DaemonConfiguration
         var logger: Logger
         var phase = Phase.idle
@@ -109,9 +109,9 @@ public final class JobDaemon: Service, Sendable {
     public let registry: JobRegistry
     /// The model of the store.
     public let model: ManagedObjectModel
-    private let hooks: Hooks
-    private let broadcaster = EventBroadcaster()
-    private let state: Locked<State>
+    let hooks: Hooks
+    let broadcaster = EventBroadcaster()
+    let state: Locked<State>
     private let shutdownRequests: AsyncStream<Void>
     private let shutdownContinuation: AsyncStream<Void>.Continuation
 
@@ -189,7 +189,8 @@ public final class JobDaemon: Service, Sendable {
         // SIGHUP or SIGUSR1 in that time would otherwise kill the daemon (their default
         // action). The sequence keeps what arrives until the loop reads it.
         let signals: UnixSignalsSequence? = handlingSignals ? await UnixSignalsSequence(trapping: .sigusr1, .sighup) : nil
-        let (spool, container, recovery, ownership, databaseJobs) = try start(configuration, logger: logger)
+        let opened = try start(configuration, logger: logger)
+        let (spool, container, databaseJobs) = (opened.spool, opened.container, opened.databaseJobs)
         let jobs: any JobQueue = databaseJobs ?? SpoolJobQueue(spool: spool)
         let runner = JobRunner(
             jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
@@ -204,7 +205,7 @@ public final class JobDaemon: Service, Sendable {
         state.withLock { state in
             state.runner = runner
             state.container = container
-            state.ownership = ownership
+            state.ownership = opened.ownership
         }
         logger.info(
             "lineup daemon started",
@@ -212,7 +213,7 @@ public final class JobDaemon: Service, Sendable {
                 "pid": "\(ProcessInfo.processInfo.processIdentifier)", "configuration": "\(configuration.summary)",
                 "kinds": "\(registry.kinds.joined(separator: ","))",
             ])
-        broadcaster.emit(.started(recovery: recovery))
+        broadcaster.emit(.started(recovery: opened.recovery))
         await runner.refreshStatus()
         // Rows piling up in the main context are one of the runner's two cues; files in new/ (the
         // spool watcher's hints) are the other.
@@ -341,299 +342,6 @@ public final class JobDaemon: Service, Sendable {
             throw DaemonError(.notRunning, path: nil, "the daemon is not running, so it cannot flush")
         }
         return try await runner.flush(reason)
-    }
-
-    // MARK: - Start and stop
-
-    private func start(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> (
-        SpoolDirectory, PersistentContainer, SpoolRecovery, [OwnershipLock], DatabaseJobQueue?
-    ) {
-        try configuration.validate()
-        let spool: SpoolDirectory
-        do {
-            spool = try SpoolDirectory(root: configuration.spoolURL, durability: configuration.spoolDurability)
-        } catch {
-            throw DaemonError(.spoolUnavailable, path: configuration.spoolURL.path, "cannot open the spool", underlying: error)
-        }
-        do {
-            // As `lineup run` does: a fresh deployment's first export must not fail for want of it.
-            try FileManager.default.createDirectory(at: configuration.outputDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw DaemonError(
-                .invalidConfiguration, path: configuration.outputDirectory.path, "cannot create the output directory",
-                underlying: error)
-        }
-        // Before anything is read: a second daemon must not recover the first one's active/
-        // jobs, nor hand out primary keys beside it. A database is shared by design: daemons
-        // take keys from its sequences and claims with its row locks.
-        var ownership = [try OwnershipLock.acquire(configuration.spoolURL.appending(path: "lock").path, guarding: "spool")]
-        if configuration.databaseURL == nil {
-            ownership.append(try OwnershipLock.acquire(configuration.storeURL.path + ".lock", guarding: "store"))
-        }
-        let container: PersistentContainer
-        do {
-            container = try PersistentContainer(
-                url: configuration.databaseURL ?? configuration.storeURL, model: model, logger: logger,
-                maximumReaderCount: PersistentContainer.readerCount(forConcurrentTasks: configuration.totalConcurrency))
-        } catch {
-            throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the store", underlying: error)
-        }
-        if let prepare = hooks.prepareStore {
-            do {
-                try prepare(container, logger)
-            } catch {
-                try? container.close()
-                throw DaemonError(
-                    .storePreparationFailed, path: configuration.storeLocation, "preparing the store failed",
-                    underlying: error)
-            }
-        }
-        // With a database, the spool's active/ holds only what the intake was moving into it
-        // (DatabaseIntake finishes that), and the database takes back the jobs of daemons that died.
-        var recovery = SpoolRecovery()
-        if configuration.databaseURL == nil {
-            do {
-                recovery = try spool.recoverActive(maxInterruptions: configuration.maxInterruptions)
-            } catch {
-                try? container.close()
-                throw DaemonError(
-                    .spoolUnavailable, path: configuration.spoolURL.path, "cannot recover active/", underlying: error)
-            }
-        }
-        if !recovery.isEmpty {
-            logger.warning(
-                "recovered jobs a stopped daemon left in active/",
-                metadata: [
-                    "requeued": "\(recovery.requeued.joined(separator: ","))",
-                    "poisoned": "\(recovery.poisoned.joined(separator: ","))",
-                    "completed": "\(recovery.completed.joined(separator: ","))",
-                    "failed": "\(recovery.failed.joined(separator: ","))",
-                ])
-        }
-        do {
-            try spool.removeStaleTemporaryFiles()
-        } catch {
-            logger.warning("cannot clean the spool's tmp/", metadata: ["error": "\(error)"])
-        }
-        var databaseJobs: DatabaseJobQueue?
-        if let databaseURL = configuration.databaseURL {
-            do {
-                let database = try JobDatabase(url: databaseURL, logger: logger)
-                do {
-                    databaseJobs = try DatabaseJobQueue(
-                        database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
-                        dependencyWaitTimeout: configuration.dependencyWaitTimeout,
-                        claimBatch: DatabaseJobQueue.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
-                        mustStop: { [weak self] error in self?.stopWithoutWriting(error) })
-                } catch {
-                    database.close()
-                    throw error
-                }
-            } catch {
-                try? container.close()
-                throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the jobs table", underlying: error)
-            }
-        }
-        return (spool, container, recovery, ownership, databaseJobs)
-    }
-
-    /// After the services have stopped: closes the store and releases the locks, unless tasks
-    /// still run; throws why the daemon stopped, if it was not asked to.
-    private func stop(runner: RunnerService, container: PersistentContainer, databaseJobs: DatabaseJobQueue?) async throws {
-        let (configuration, logger) = state.withLock { ($0.configuration, $0.logger) }
-        guard let outcome = runner.shutdownOutcome else {
-            preconditionFailure("the daemon's services stopped before the runner's shutdown ended")
-        }
-        if outcome.leftTasksRunning {
-            // Never close the store under a running task: it may hold a reader, and closing
-            // waits for every reader, without bound. The process is to exit; the kernel drops
-            // the locks and SQLite's WAL keeps the store whole. The ownership locks stay held
-            // meanwhile, since the stray tasks may still write.
-            state.withLock { $0.runner = nil }
-            let jobs = (outcome.abandoned + outcome.runaway).map(\.description).joined(separator: ", ")
-            logger.critical("stopped with jobs still running; the store is left open", metadata: ["jobs": "\(jobs)"])
-            broadcaster.emit(.stopped)
-            var message = ""
-            if !outcome.abandoned.isEmpty {
-                let abandoned = outcome.abandoned.map(\.description).joined(separator: ", ")
-                message += "\(outcome.abandoned.count) job(s) ignored cancellation for \(DaemonConfiguration.seconds(configuration.cancellationTimeout)) s "
-                    + "after the grace period (\(abandoned)); they stay in active/ and run again at the next start"
-            }
-            if !outcome.runaway.isEmpty {
-                let runaway = outcome.runaway.map(\.description).joined(separator: ", ")
-                message += (message.isEmpty ? "" : "; ")
-                    + "\(outcome.runaway.count) job(s) that timed out never stopped (\(runaway)); they are in failed/"
-            }
-            throw DaemonError(.jobsDidNotStop, path: configuration.spoolURL.path, message)
-        }
-        let flushError = outcome.flushError
-        // Its lease was given up by the lease service, the last to stop.
-        databaseJobs?.database.close()
-        do {
-            try container.checkpoint()
-        } catch {
-            logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
-        }
-        do {
-            try container.close()
-        } catch {
-            logger.error("closing the store failed", metadata: ["error": "\(error)"])
-        }
-        let ownership = state.withLock { state in
-            state.runner = nil
-            defer { state.ownership = [] }
-            return state.ownership
-        }
-        for lock in ownership {
-            lock.release()
-        }
-        logger.info("stopped")
-        broadcaster.emit(.stopped)
-        if let stopReason = state.withLock({ $0.stopReason }) {
-            throw stopReason
-        }
-        if let flushError {
-            throw DaemonError(
-                .finalFlushFailed, path: configuration.storeLocation,
-                "the final flush failed; its jobs were returned to new/", underlying: flushError)
-        }
-    }
-
-    /// Told by the database's job queue that what this daemon's jobs did must not be written (its
-    /// claims are no longer its own, or another daemon wrote the same rows): stops at once, its
-    /// final flush fails as the last one did and gives the jobs back, and `run()` throws `error`.
-    private func stopWithoutWriting(_ error: DaemonError) {
-        state.withLock { $0.stopReason = $0.stopReason ?? error }
-        logger.critical("stopping without writing what its jobs did", metadata: ["error": "\(error)"])
-        requestShutdown()
-    }
-
-    // MARK: - Chores
-
-    /// Removes done jobs older than ``DaemonConfiguration/keepDone`` at start and then every
-    /// hour (or every tenth of the retention, when that is shorter). Read each time, so that a
-    /// reload can turn it on or off.
-    private func retentionService(spool: SpoolDirectory, database: JobDatabase?) -> RecurringService {
-        RecurringService(
-            name: "retention", worksAtStart: true,
-            pause: { [state] in min(.seconds(3_600), (state.withLock { $0.configuration.keepDone } ?? .seconds(3_600)) / 10) }
-        ) {
-            guard let keepDone = self.configuration.keepDone else { return }
-            let cutoff = Date().addingTimeInterval(-Double(keepDone.components.seconds))
-            do {
-                let pruning = try spool.pruneDone(finishedBefore: cutoff)
-                if !pruning.removed.isEmpty || !pruning.keptForDependents.isEmpty {
-                    self.logger.info(
-                        "removed done jobs past their retention",
-                        metadata: [
-                            "removed": "\(pruning.removed.count)", "keptForDependents": "\(pruning.keptForDependents.count)",
-                            "finishedBefore": "\(cutoff.ISO8601Format())",
-                        ])
-                }
-            } catch {
-                self.logger.warning("cannot remove done jobs past their retention", metadata: ["error": "\(error)"])
-            }
-            if let database {
-                await self.pruneDone(in: database, finishedBefore: cutoff)
-            }
-        }
-    }
-
-    /// The database's side of the retention, on a thread of its own: its calls block.
-    private func pruneDone(in database: JobDatabase, finishedBefore cutoff: Date) async {
-        let logger = self.logger
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                do {
-                    let removed = try database.pruneDone(finishedBefore: cutoff)
-                    if removed > 0 {
-                        logger.info(
-                            "removed done jobs of the database past their retention",
-                            metadata: ["removed": "\(removed)", "finishedBefore": "\(cutoff.ISO8601Format())"])
-                    }
-                } catch {
-                    logger.warning("cannot remove done jobs of the database past their retention", metadata: ["error": "\(error)"])
-                }
-                continuation.resume()
-            }
-        }
-    }
-
-    /// Enqueues the recurring jobs (``DaemonConfiguration/cron``) at start and then at the
-    /// start of every minute, when a schedule may fire. The entries are read each time, so that
-    /// a reload changes them.
-    private func cronService(spool: SpoolDirectory) -> RecurringService {
-        let scheduler = CronScheduler(spool: spool, logger: logger)
-        return RecurringService(
-            name: "cron", worksAtStart: true,
-            // Just past the next whole minute: a schedule fires at a minute's start.
-            pause: { .seconds(60 - Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60) + 0.05) }
-        ) {
-            let entries = self.configuration.cron
-            if !entries.isEmpty {
-                scheduler.enqueueDue(entries)
-            }
-        }
-    }
-
-    // MARK: - Reloading
-
-    /// Re-reads the configuration (the ``Hooks/reloadConfiguration`` hook, or the
-    /// configuration file) and applies its reloadable settings, as SIGHUP does.
-    ///
-    /// - Returns: the configuration now in effect.
-    /// - Throws: ``DaemonError`` ``DaemonError/Code/invalidConfiguration``; the settings in
-    ///   effect stay as they were.
-    @discardableResult
-    public func reload() throws(DaemonError) -> DaemonConfiguration {
-        let current = configuration
-        let fresh: DaemonConfiguration
-        if let hook = hooks.reloadConfiguration {
-            do {
-                fresh = try hook()
-            } catch let error as DaemonError {
-                throw error
-            } catch {
-                throw DaemonError(
-                    .invalidConfiguration, path: current.configurationFile?.path, "cannot reload the configuration",
-                    underlying: error)
-            }
-        } else if let file = current.configurationFile {
-            fresh = try DaemonConfigurationFile.load(file, over: current)
-        } else {
-            state.withLock { $0.logger }.info("reload: no configuration file to re-read")
-            return current
-        }
-        return try reload(with: fresh)
-    }
-
-    /// Applies the reloadable settings of `fresh` (log level, flush interval, concurrency and
-    /// claim window, retry policy, grace period, cancellation and dependency timeouts); the
-    /// others need a restart and are ignored with a warning.
-    ///
-    /// - Returns: the configuration now in effect.
-    @discardableResult
-    public func reload(with fresh: DaemonConfiguration) throws(DaemonError) -> DaemonConfiguration {
-        let current = configuration
-        let merged = current.reloading(from: fresh)
-        try merged.validate()
-        var requested = fresh
-        requested.configurationFile = current.configurationFile
-        let needsRestart = current.settingsNeedingRestart(toBecome: requested)
-        let (logger, runner) = state.withLock { state in
-            state.configuration = merged
-            state.logger.logLevel = merged.logLevel
-            return (state.logger, state.runner)
-        }
-        runner?.apply(RunnerSettings(merged, logger: logger))
-        if !needsRestart.isEmpty {
-            logger.warning(
-                "reload: these settings need a restart; kept as they were",
-                metadata: ["settings": "\(needsRestart.joined(separator: ","))"])
-        }
-        logger.info("configuration reloaded", metadata: ["configuration": "\(merged.summary)"])
-        broadcaster.emit(.reloaded(merged))
-        return merged
     }
 }
 
