@@ -268,7 +268,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = try load(
             #"{"concurrency": 2, "queues": {"imports": {"concurrency": 1, "kinds": ["import-buoy", "import-coredata"]}, "exports": {"concurrency": 4, "kinds": ["export-csv"]}}}"#)
-        #expect(configuration.queues["imports"] == DaemonConfiguration.JobQueue(kinds: ["import-buoy", "import-coredata"], concurrency: 1))
+        #expect(configuration.queues["imports"] == DaemonConfiguration.NamedQueue(kinds: ["import-buoy", "import-coredata"], concurrency: 1))
         #expect(configuration.queueName(forKind: "export-csv") == "exports")
         #expect(configuration.queueName(forKind: "statistics") == nil)
         #expect(configuration.totalConcurrency == 7)

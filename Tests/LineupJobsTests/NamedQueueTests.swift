@@ -10,7 +10,7 @@ import Testing
     @Test func aQueueOfOneRunsItsJobsOneAtATimeWhileOtherKindsGoOn() async throws {
         let harness = try DaemonHarness {
             $0.maxConcurrentJobs = 2
-            $0.queues = ["slow-lane": DaemonConfiguration.JobQueue(kinds: ["slow"], concurrency: 1)]
+            $0.queues = ["slow-lane": DaemonConfiguration.NamedQueue(kinds: ["slow"], concurrency: 1)]
         }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
@@ -41,7 +41,7 @@ import Testing
     @Test func aQueueRunsAsManyOfItsJobsAtOnceAsItsConcurrency() async throws {
         let harness = try DaemonHarness {
             $0.maxConcurrentJobs = 1
-            $0.queues = ["slow-lane": DaemonConfiguration.JobQueue(kinds: ["slow"], concurrency: 3)]
+            $0.queues = ["slow-lane": DaemonConfiguration.NamedQueue(kinds: ["slow"], concurrency: 3)]
         }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()

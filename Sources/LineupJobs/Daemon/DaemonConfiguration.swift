@@ -111,13 +111,13 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// four exports); a kind in none runs in the default queue, ``maxConcurrentJobs`` wide.
     /// Jobs are still claimed in order, within one ``claimWindow``: a queue's backlog waits in
     /// `active/` and counts against the window. Default none. Needs a restart to change.
-    public var queues: [String: JobQueue]
+    public var queues: [String: NamedQueue]
     /// Recurring jobs, enqueued by a ``CronScheduler`` each time their schedule fires. Default
     /// none.
     public var cron: [CronJob]
 
     /// A named queue of ``queues``.
-    public struct JobQueue: Sendable, Hashable {
+    public struct NamedQueue: Sendable, Hashable {
         /// The job kinds that run in this queue.
         public var kinds: Set<String>
         /// How many of its jobs run at once.

@@ -259,7 +259,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             result.cron = cron.compactMap { try? CronJob(name: $0.name, schedule: CronSchedule($0.schedule), job: $0.job) }
         }
         if let queues {
-            result.queues = queues.mapValues { DaemonConfiguration.JobQueue(kinds: Set($0.kinds), concurrency: $0.concurrency) }
+            result.queues = queues.mapValues { DaemonConfiguration.NamedQueue(kinds: Set($0.kinds), concurrency: $0.concurrency) }
         }
         return result
     }

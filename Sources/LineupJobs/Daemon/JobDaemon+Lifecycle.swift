@@ -16,7 +16,7 @@ extension JobDaemon {
         /// The spool's and the store's locks, held until the store is closed.
         let ownership: [OwnershipLock]
         /// The jobs table, when the daemon runs on a database; nil on the spool alone.
-        let databaseJobs: DatabaseJobQueue?
+        let databaseJobs: DatabaseJobStorage?
     }
 
     /// Validates the configuration, takes the spool's and the store's locks, opens the store
@@ -89,15 +89,15 @@ extension JobDaemon {
         } catch {
             logger.warning("cannot clean the spool's tmp/", metadata: ["error": "\(error)"])
         }
-        var databaseJobs: DatabaseJobQueue?
+        var databaseJobs: DatabaseJobStorage?
         if let databaseURL = configuration.databaseURL {
             do {
                 let database = try JobDatabase(url: databaseURL, logger: logger)
                 do {
-                    databaseJobs = try DatabaseJobQueue(
+                    databaseJobs = try DatabaseJobStorage(
                         database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
                         dependencyWaitTimeout: configuration.dependencyWaitTimeout,
-                        claimBatch: DatabaseJobQueue.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
+                        claimBatch: DatabaseJobStorage.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
                         mustStop: { [weak self] error in self?.stopWithoutWriting(error) })
                 } catch {
                     database.close()
@@ -113,7 +113,7 @@ extension JobDaemon {
 
     /// After the services have stopped: closes the store and releases the locks, unless tasks
     /// still run; throws why the daemon stopped, if it was not asked to.
-    func stop(runner: RunnerService, container: PersistentContainer, databaseJobs: DatabaseJobQueue?) async throws {
+    func stop(runner: RunnerService, container: PersistentContainer, databaseJobs: DatabaseJobStorage?) async throws {
         let (configuration, logger) = state.withLock { ($0.configuration, $0.logger) }
         guard let outcome = runner.shutdownOutcome else {
             preconditionFailure("the daemon's services stopped before the runner's shutdown ended")
@@ -173,7 +173,7 @@ extension JobDaemon {
         }
     }
 
-    /// Told by the database's job queue that what this daemon's jobs did must not be written (its
+    /// Told by the database's job storage that what this daemon's jobs did must not be written (its
     /// claims are no longer its own, or another daemon wrote the same rows): stops at once, its
     /// final flush fails as the last one did and gives the jobs back, and `run()` throws `error`.
     func stopWithoutWriting(_ error: DaemonError) {

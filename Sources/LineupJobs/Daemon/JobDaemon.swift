@@ -191,7 +191,7 @@ public final class JobDaemon: Service, Sendable {
         let signals: UnixSignalsSequence? = handlingSignals ? await UnixSignalsSequence(trapping: .sigusr1, .sighup) : nil
         let opened = try start(configuration, logger: logger)
         let (spool, container, databaseJobs) = (opened.spool, opened.container, opened.databaseJobs)
-        let jobs: any JobQueue = databaseJobs ?? SpoolJobQueue(spool: spool)
+        let jobs: any JobStorage = databaseJobs ?? SpoolJobStorage(spool: spool)
         let runner = JobRunner(
             jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
             settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
@@ -236,7 +236,7 @@ public final class JobDaemon: Service, Sendable {
     /// then the runner (grace period, final flush), and last the database lease, which must hold
     /// until that final flush has acknowledged its jobs.
     private func backgroundServices(
-        runner runnerService: RunnerService, spool: SpoolDirectory, databaseJobs: DatabaseJobQueue?,
+        runner runnerService: RunnerService, spool: SpoolDirectory, databaseJobs: DatabaseJobStorage?,
         signals: UnixSignalsSequence?, configuration: DaemonConfiguration
     ) -> [any Service] {
         let runner = runnerService.runner

@@ -6,7 +6,7 @@ import Logging
 
 /// The runner's commit queue: it flushes the store and acknowledges the group of jobs that
 /// flush carried (group commit), off the coordinator. What an acknowledgement is belongs to the
-/// job queue (``JobQueue/commit(_:flushing:logger:)``): files moved to `done/` after the flush,
+/// job storage (``JobStorage/commit(_:flushing:logger:)``): files moved to `done/` after the flush,
 /// or rows marked done in the flush's own transaction.
 ///
 /// A flush and its acknowledgements take as long as the disk (or the database) wants. Done on
@@ -19,38 +19,19 @@ import Logging
 ///
 /// Groups are committed one at a time, in the order they were handed over, so a later flush
 /// never acknowledges its jobs before an earlier one. The committer touches only the store and
-/// the job queue: jobs come in and go out as `Sendable` values, never as the coordinator's records.
+/// the job storage: jobs come in and go out as `Sendable` values, never as the coordinator's records.
 final class GroupCommitter: Sendable {
-    /// A finished job to acknowledge once the flush has committed.
-    struct Job: Sendable {
-        let claimed: ClaimedJob
-        let report: JobResultReport
-        /// Its report written into the spool's `tmp/`; nil when that failed (filing tries again),
-        /// or when the queue keeps reports elsewhere.
-        let staged: StagedReport?
-    }
-
-    /// What committing a group did.
-    struct Outcome: Sendable {
-        /// The store flush, or why it failed (then nothing was acknowledged).
-        let flush: Result<FlushReport, any Error>
-        /// Claims of the jobs acknowledged.
-        let filed: Set<String>
-        /// Why a job of the group could not be acknowledged, if one could not.
-        var filingError: (any Error)? = nil
-    }
-
     private let queue = DispatchQueue(label: "lineup.runner.commit")
     private let container: PersistentContainer
-    private let jobs: any JobQueue
+    private let jobs: any JobStorage
 
-    init(container: PersistentContainer, jobs: any JobQueue) {
+    init(container: PersistentContainer, jobs: any JobStorage) {
         self.container = container
         self.jobs = jobs
     }
 
     /// Prepares the acknowledgement of a job that finished, on the calling thread (the task's).
-    func stage(_ report: JobResultReport, of claimed: ClaimedJob, logger: Logger) -> Job {
+    func stage(_ report: JobResultReport, of claimed: ClaimedJob, logger: Logger) -> FinishedJob {
         jobs.stage(report, of: claimed, logger: logger)
     }
 
@@ -59,7 +40,7 @@ final class GroupCommitter: Sendable {
     ///
     /// Every job handed over must have saved into the main context before this call: the flush
     /// starts after it, so it carries their changes.
-    func commit(_ jobs: [Job], logger: Logger, completion: @escaping @Sendable (Outcome) -> Void) {
+    func commit(_ jobs: [FinishedJob], logger: Logger, completion: @escaping @Sendable (CommitOutcome) -> Void) {
         queue.async {
             completion(self.jobs.commit(jobs, flushing: self.container, logger: logger))
         }

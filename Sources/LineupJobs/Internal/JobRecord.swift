@@ -16,7 +16,7 @@ final class JobRecord {
         /// Its changes are in the main context; the next flush carries them, then the file
         /// moves to `done/` with this report (already staged in `tmp/`). It stays so while the
         /// committer flushes and files it.
-        case awaitingFlush(GroupCommitter.Job)
+        case awaitingFlush(FinishedJob)
         /// Settled: done, failed or released.
         case settled
     }

@@ -11,7 +11,7 @@ extension JobRunner {
     /// `Sendable` state.
     func stageReport(
         of task: JobTask, claimed: ClaimedJob, id: String?, kind: String, attempt: Int
-    ) -> GroupCommitter.Job? {
+    ) -> FinishedJob? {
         guard case let .succeeded(outcome) = task.finalResult else { return nil }
         let now = Date()
         let report = JobResultReport(
@@ -23,7 +23,7 @@ extension JobRunner {
     /// A task left the queue: keep its result for the flush, retry it, fail it or release it.
     ///
     /// - Parameter finished: for a success, its report staged by ``stageReport(of:claimed:id:kind:attempt:)``.
-    func taskCompleted(claim: String, task: JobTask, finished: GroupCommitter.Job?) {
+    func taskCompleted(claim: String, task: JobTask, finished: FinishedJob?) {
         assertOnCoordinator()
         if let info = runawayTasks.removeValue(forKey: ObjectIdentifier(task)) {
             logger.warning("the task of a job that timed out has stopped at last; what it did was discarded", metadata: ["job": "\(info.id ?? info.name)"])

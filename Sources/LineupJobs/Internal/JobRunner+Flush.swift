@@ -33,7 +33,7 @@ extension JobRunner {
         // Every job in the group saved into the main context before this point (its completion
         // reached the coordinator after its save), and the committer flushes after it, so the
         // flush carries their changes. Jobs flushed before whose filing failed go again.
-        let jobs = acknowledgements.beginFlush().compactMap { record -> GroupCommitter.Job? in
+        let jobs = acknowledgements.beginFlush().compactMap { record -> FinishedJob? in
             guard case let .awaitingFlush(job) = record.state else { return nil }
             return job
         }
@@ -47,7 +47,7 @@ extension JobRunner {
     /// Settles a committed group: acknowledges the jobs filed in `done/` (their dependents may
     /// start), keeps the others for the next flush, records the flush for `status.json`.
     private func endFlush(
-        _ reason: FlushSummary.Reason, outcome: GroupCommitter.Outcome,
+        _ reason: FlushSummary.Reason, outcome: CommitOutcome,
         completion: (@Sendable (Result<FlushSummary, any Error>) -> Void)?
     ) {
         assertOnCoordinator()

@@ -37,7 +37,7 @@ final class JobRunner: @unchecked Sendable {
     let allQueues: [OperationQueue]
     let committer: GroupCommitter
     /// Where the jobs wait and are settled.
-    let jobs: any JobQueue
+    let jobs: any JobStorage
     /// The spool directory that `status.json` is written into (on every back end: it is the host's).
     let statusDirectory: URL
     let container: PersistentContainer
@@ -79,7 +79,7 @@ final class JobRunner: @unchecked Sendable {
     var nextWaiterToken = 0
 
     init(
-        jobs: any JobQueue, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
+        jobs: any JobStorage, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
         settings: RunnerSettings, events: EventBroadcaster, jitter: @escaping @Sendable () -> Double,
         flushFailureTimeoutExpired: @escaping @Sendable (String) -> Void = { _ in }
     ) {

@@ -1,14 +1,14 @@
 import ServiceLifecycle
 
-/// The database's job queue, kept alive: listening for new jobs, and the ticks that renew this
-/// daemon's lease, take jobs back from daemons that died, and poll (``DatabaseJobQueue``).
+/// The database's job storage, kept alive: listening for new jobs, and the ticks that renew this
+/// daemon's lease, take jobs back from daemons that died, and poll (``DatabaseJobStorage``).
 ///
 /// It is the first service of the group, so that it stops last: the lease must hold until the
 /// runner's final flush has acknowledged its jobs. It gives the lease up only when the runner
 /// stopped every task (`givesUpLease`): a task that still runs keeps its job claimed until the
 /// lease runs out by itself.
 struct JobLeaseService: Service, CustomStringConvertible {
-    let jobs: DatabaseJobQueue
+    let jobs: DatabaseJobStorage
     let pollInterval: Duration
     /// Called when jobs may be due: the runner's claim hint.
     let hint: @Sendable () -> Void

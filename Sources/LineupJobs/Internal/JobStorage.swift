@@ -4,18 +4,18 @@ import LineupStore
 import Logging
 
 /// Where the runner's jobs wait and where they are settled: a spool directory
-/// (``SpoolJobQueue``, one machine), or a table in the PostgreSQL database that the store lives
-/// in (``DatabaseJobQueue``, several daemons on several hosts).
+/// (``SpoolJobStorage``, one machine), or a table in the PostgreSQL database that the store lives
+/// in (``DatabaseJobStorage``, several daemons on several hosts).
 ///
 /// The runner keeps the books of the jobs it holds (dependencies, attempts, groups of
-/// acknowledgements); the queue keeps the jobs themselves, and decides what an acknowledgement
+/// acknowledgements); the storage keeps the jobs themselves, and decides what an acknowledgement
 /// is. That is where the two differ most: the spool files a job in `done/` after the flush that
 /// carried its rows (at least once: a crash between the two runs it again), the database marks
 /// it done in the flush's own transaction (exactly once).
 ///
 /// The runner calls the claiming and settling methods on its coordinator, and
 /// ``commit(_:flushing:logger:)`` on its commit queue.
-protocol JobQueue: Sendable {
+protocol JobStorage: Sendable {
     /// Where the jobs are, for messages: the spool's path, or the database's URL.
     var location: String { get }
 
@@ -49,9 +49,28 @@ protocol JobQueue: Sendable {
 
     /// Prepares the acknowledgement of a job that succeeded, on the thread of its task, so that
     /// what is left after the flush is as little as possible.
-    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> GroupCommitter.Job
+    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> FinishedJob
 
     /// Flushes `container` and acknowledges `jobs`, whose changes the main context holds (every
     /// one saved into it before this call). Nothing is acknowledged when the flush fails.
-    func commit(_ jobs: [GroupCommitter.Job], flushing container: PersistentContainer, logger: Logger) -> GroupCommitter.Outcome
+    func commit(_ jobs: [FinishedJob], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome
+}
+
+/// A finished job to acknowledge once the flush that carries its changes has committed.
+struct FinishedJob: Sendable {
+    let claimed: ClaimedJob
+    let report: JobResultReport
+    /// Its report written into the spool's `tmp/`; nil when that failed (filing tries again),
+    /// or when the storage keeps reports elsewhere.
+    let staged: StagedReport?
+}
+
+/// What committing a group of finished jobs did (``JobStorage/commit(_:flushing:logger:)``).
+struct CommitOutcome: Sendable {
+    /// The store flush, or why it failed (then nothing was acknowledged).
+    let flush: Result<FlushReport, any Error>
+    /// Claims of the jobs acknowledged.
+    let filed: Set<String>
+    /// Why a job of the group could not be acknowledged, if one could not.
+    var filingError: (any Error)? = nil
 }

@@ -7,7 +7,7 @@ import Logging
 /// The jobs of one machine: a spool directory (DESIGN §3). A job is acknowledged by moving its
 /// file to `done/` after the flush that carried its rows, so a crash between the two runs it
 /// again (at least once).
-final class SpoolJobQueue: JobQueue {
+final class SpoolJobStorage: JobStorage {
     let spool: SpoolDirectory
     /// The ids read from `done/` and `failed/`, and the files read already: each file is read once.
     private let settled = Locked(SettledFiles())
@@ -95,23 +95,23 @@ final class SpoolJobQueue: JobQueue {
 
     /// Writes the job's result report into `tmp/`, so that filing it after the flush takes only
     /// renames.
-    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> GroupCommitter.Job {
+    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> FinishedJob {
         do {
             let staged = try spool.stageResultReport(report.encoded(), of: job)
-            return GroupCommitter.Job(claimed: job, report: report, staged: staged)
+            return FinishedJob(claimed: job, report: report, staged: staged)
         } catch {
             logger.warning(
                 "cannot write a result report into tmp/; writing it again after the flush",
                 metadata: ["job": "\(job.name)", "error": "\(error)"])
-            return GroupCommitter.Job(claimed: job, report: report, staged: nil)
+            return FinishedJob(claimed: job, report: report, staged: nil)
         }
     }
 
     /// Flushes, then files the jobs in `done/` if the flush committed.
-    func commit(_ jobs: [GroupCommitter.Job], flushing container: PersistentContainer, logger: Logger) -> GroupCommitter.Outcome {
+    func commit(_ jobs: [FinishedJob], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
         let flush = Result { try container.flush() }
         guard case .success = flush else {
-            return GroupCommitter.Outcome(flush: flush, filed: [])
+            return CommitOutcome(flush: flush, filed: [])
         }
         let (filed, filingError) = file(jobs, logger: logger)
         settled.withLock { files in
@@ -119,13 +119,13 @@ final class SpoolJobQueue: JobQueue {
                 if let id = job.report.id { files.outcomes.note(id, .done) }
             }
         }
-        return GroupCommitter.Outcome(flush: flush, filed: filed, filingError: filingError)
+        return CommitOutcome(flush: flush, filed: filed, filingError: filingError)
     }
 
     /// Moves the jobs to `done/` with their reports, as one group (one directory sync for the
     /// group rather than one per job); returns the claims of those moved. When the group stops at
     /// an error, the rest are tried one by one, so that one bad file holds back only itself.
-    private func file(_ jobs: [GroupCommitter.Job], logger: Logger) -> (filed: Set<String>, error: (any Error)?) {
+    private func file(_ jobs: [FinishedJob], logger: Logger) -> (filed: Set<String>, error: (any Error)?) {
         guard !jobs.isEmpty else { return ([], nil) }
         let staged = jobs.compactMap { $0.staged ?? stage($0.report, of: $0.claimed, logger: logger).staged }
         do {

@@ -24,7 +24,7 @@ import Logging
 ///
 /// Rows that a job saved in chunks before it finished (a row-limit flush) are not fenced: a job
 /// run again after its daemon died writes them again, as with the spool (imports upsert).
-final class DatabaseJobQueue: JobQueue {
+final class DatabaseJobStorage: JobStorage {
     let database: JobDatabase
     /// This daemon's row in `lineup_daemons`.
     let daemonID: Int64
@@ -112,7 +112,7 @@ final class DatabaseJobQueue: JobQueue {
                 try self.failUnknownDependencies()
             } catch {
                 // The next tick tries again; a lease that is not renewed in time stops the daemon.
-                self.logger.warning("the job queue's tick failed", metadata: ["database": "\(self.location)", "error": "\(error)"])
+                self.logger.warning("the job storage's tick failed", metadata: ["database": "\(self.location)", "error": "\(error)"])
             }
             // The poll: jobs may have come due (`notBefore`), or come with a notification lost.
             hint()
@@ -377,19 +377,19 @@ final class DatabaseJobQueue: JobQueue {
 
     // MARK: - Acknowledging
 
-    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> GroupCommitter.Job {
-        GroupCommitter.Job(claimed: job, report: report, staged: nil)
+    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> FinishedJob {
+        FinishedJob(claimed: job, report: report, staged: nil)
     }
 
     /// Flushes with the jobs' acknowledgement in the same transaction: their rows and their
     /// `done` commit together, or neither does.
-    func commit(_ jobs: [GroupCommitter.Job], flushing container: PersistentContainer, logger: Logger) -> GroupCommitter.Outcome {
+    func commit(_ jobs: [FinishedJob], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
         let statements: [FlushStatement]
         do {
             // The notification wakes the daemons for the jobs that waited for these (`after`).
             statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs), FlushStatement(JobDatabase.notification)]
         } catch {
-            return GroupCommitter.Outcome(flush: .failure(error), filed: [])
+            return CommitOutcome(flush: .failure(error), filed: [])
         }
         let flush = Result { try container.flush(including: statements) }
         if case let .failure(error as StoreError) = flush {
@@ -411,18 +411,18 @@ final class DatabaseJobQueue: JobQueue {
                 break
             }
         }
-        guard case .success = flush else { return GroupCommitter.Outcome(flush: flush, filed: []) }
+        guard case .success = flush else { return CommitOutcome(flush: flush, filed: []) }
         settled.withLock { outcomes in
             for job in jobs {
                 if let id = job.report.id { outcomes.note(id, .done) }
             }
         }
-        return GroupCommitter.Outcome(flush: flush, filed: Set(jobs.map(\.claimed.claim)))
+        return CommitOutcome(flush: flush, filed: Set(jobs.map(\.claimed.claim)))
     }
 
     /// One statement for the whole group, which must change every job of it: a job that another
     /// daemon took back rolls the flush back.
-    private func acknowledgement(of jobs: [GroupCommitter.Job]) throws -> FlushStatement {
+    private func acknowledgement(of jobs: [FinishedJob]) throws -> FlushStatement {
         struct Acknowledged: Encodable {
             let id: Int64
             let claims: Int64
@@ -454,7 +454,7 @@ private struct Claim {
         self.claims = claims
     }
 
-    /// Reads a claim that ``DatabaseJobQueue/claimNext()`` made.
+    /// Reads a claim that ``DatabaseJobStorage/claimNext()`` made.
     init(_ text: String) {
         let parts = text.split(separator: ".")
         guard parts.count == 2, let row = Int64(parts[0]), let claims = Int64(parts[1]) else {
