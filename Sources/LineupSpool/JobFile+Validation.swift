@@ -14,105 +14,23 @@ extension JobFile {
         var notBefore: Date?
 
         init(_ fields: [String: JSONValue], path: String?) throws(SpoolError) {
-            func invalid(_ message: String) -> SpoolError {
-                SpoolError(code: .invalidField, path: path, message: message)
-            }
-            switch fields["kind"] {
-            case nil, .null:
+            let reader = JobFileFieldReader(fields: fields, path: path)
+            guard let kind = try reader.string("kind") else {
                 throw SpoolError(
-                    code: .missingField,
-                    path: path,
-                    message: "job file has no `kind` field (the job kind, e.g. \"import-buoy\")"
-                )
-            case .string(let kind) where kind.isEmpty:
-                throw invalid("field `kind` must not be empty")
-            case .string(let kind):
-                self.kind = kind
-            case let other?:
-                throw invalid("field `kind` must be a string, found \(other.typeDescription)")
+                    code: .missingField, path: path, message: "job file has no `kind` field (the job kind, e.g. \"import-buoy\")")
             }
-            switch fields["id"] {
-            case nil, .null:
-                id = nil
-            case .string(let id) where id.isEmpty:
-                throw invalid("field `id` must not be empty")
-            case .string(let id):
-                self.id = id
-            case let other?:
-                throw invalid("field `id` must be a string, found \(other.typeDescription)")
-            }
-            switch fields["after"] {
-            case nil, .null:
-                break
-            case .array(let elements):
-                for (index, element) in elements.enumerated() {
-                    guard case .string(let id) = element else {
-                        throw invalid("field `after[\(index)]` must be a string (a job id), found \(element.typeDescription)")
-                    }
-                    guard !id.isEmpty else {
-                        throw invalid("field `after[\(index)]` must not be empty")
-                    }
-                    after.append(id)
-                }
-            case let other?:
-                throw invalid("field `after` must be an array of job ids, found \(other.typeDescription)")
-            }
-            switch fields["maxAttempts"] {
-            case nil, .null:
-                maxAttempts = nil
-            case .integer(let count) where count >= 1:
-                maxAttempts = count
-            case .integer:
-                throw invalid("field `maxAttempts` must be at least 1")
-            case let other?:
-                throw invalid("field `maxAttempts` must be an integer, found \(other.typeDescription)")
-            }
-            switch fields["uniqueKey"] {
-            case nil, .null:
-                uniqueKey = nil
-            case .string(let key) where key.isEmpty:
-                throw invalid("field `uniqueKey` must not be empty")
-            case .string(let key):
-                uniqueKey = key
-            case let other?:
-                throw invalid("field `uniqueKey` must be a string, found \(other.typeDescription)")
-            }
-            switch fields["notBefore"] {
-            case nil, .null:
-                notBefore = nil
-            case .string(let text):
-                guard let date = Self.iso8601Date(text) else {
-                    throw invalid("field `notBefore` must be an ISO 8601 time such as \"2026-11-24T06:00:00Z\"; found \(text.debugDescription)")
-                }
-                notBefore = date
-            case let other?:
-                throw invalid("field `notBefore` must be an ISO 8601 time (a string), found \(other.typeDescription)")
-            }
-            switch fields["baseDelay"] {
-            case nil, .null:
-                baseDelay = nil
-            case let value? where value.doubleValue != nil:
-                let seconds = value.doubleValue ?? 0
-                guard seconds.isFinite, seconds >= 0 else {
-                    throw invalid("field `baseDelay` must be a finite number of seconds, 0 or more")
-                }
-                baseDelay = seconds
-            case let other?:
-                throw invalid("field `baseDelay` must be a number of seconds, found \(other.typeDescription)")
-            }
-            switch fields["timeout"] {
-            case nil, .null:
-                timeout = nil
-            case let value? where value.doubleValue != nil:
-                let seconds = value.doubleValue ?? 0
-                // A year at most: beyond it the value is a mistake, and it must fit a Duration.
-                guard seconds.isFinite, seconds > 0, seconds <= 366 * 86_400 else {
-                    throw invalid("field `timeout` must be a number of seconds above 0 and at most a year, found \(seconds)")
-                }
-                timeout = seconds
-            case let other?:
-                throw invalid("field `timeout` must be a number of seconds, found \(other.typeDescription)")
-            }
+            self.kind = kind
+            id = try reader.string("id")
+            after = try reader.strings("after", each: "a job id", together: "job ids")
+            maxAttempts = try reader.integer("maxAttempts", atLeast: 1)
+            uniqueKey = try reader.string("uniqueKey")
+            notBefore = try reader.date("notBefore")
+            baseDelay = try reader.seconds(
+                "baseDelay", isValid: { $0.isFinite && $0 >= 0 }, expected: { _ in "a finite number of seconds, 0 or more" })
+            // A year at most: beyond it the value is a mistake, and it must fit a Duration.
+            timeout = try reader.seconds(
+                "timeout", isValid: { $0.isFinite && $0 > 0 && $0 <= 366 * 86_400 },
+                expected: { "a number of seconds above 0 and at most a year, found \($0)" })
         }
 
         /// `2026-11-24T06:00:00.250Z`: UTC, to the millisecond.
