@@ -42,7 +42,7 @@ extension StoreValue {
         }
     }
 
-    /// Hashes as ``==`` compares: text by its UTF-8 bytes.
+    /// Hashes as `==` compares: text by its UTF-8 bytes.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
