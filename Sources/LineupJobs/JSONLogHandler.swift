@@ -15,8 +15,13 @@ import LineupLocking
 /// arrays and objects. Each line is written with one `write(2)`, so lines from threads do not
 /// interleave.
 public struct JSONLogHandler: LogHandler {
+    /// The least severe level written; `Logger` drops lines below it before they reach the handler.
+    /// Default `.info`.
     public var logLevel: Logger.Level = .info
+    /// Metadata written with every line; the provider's and the line's own win over it for a shared
+    /// key.
     public var metadata: Logger.Metadata = [:]
+    /// Supplies metadata at each line, merged over ``metadata``; nil for none.
     public var metadataProvider: Logger.MetadataProvider?
 
     private let label: String
@@ -38,11 +43,15 @@ public struct JSONLogHandler: LogHandler {
         self.metadataProvider = metadataProvider
     }
 
+    /// One key of ``metadata``.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes `event` as one JSON line with one `write(2)`: the handler's metadata, the provider's,
+    /// then the event's own, a later source winning a key; the event's error, if any, goes in
+    /// `error` unless a key of that name is set.
     public func log(event: LogEvent) {
         var fields = metadata(of: event)
         if let error = event.error { fields["error"] = fields["error"] ?? "\(error)" }

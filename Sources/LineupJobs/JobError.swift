@@ -64,6 +64,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
             }
         }
 
+        /// The code in words (`"unknown kind"`), as reports and log lines show it.
         public var description: String {
             switch value {
             case .malformedJobFile: "malformed job file"

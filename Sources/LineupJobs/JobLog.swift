@@ -17,14 +17,20 @@ import LineupLocking
 public final class JobLog: Sendable {
     /// One logged line.
     public struct Line: Sendable, Encodable, Equatable {
+        /// When the line was logged.
         public let time: Date
+        /// Its level's name: `"info"`, `"error"`, ….
         public let level: String
+        /// The message, as logged.
         public let message: String
         /// The line's metadata but `job`, as text.
         public let metadata: [String: String]
     }
 
+    /// How many lines of each job are kept, the newest; default 200.
     public let linesPerJob: Int
+    /// How many jobs' lines are kept; past it the least recently logged job is forgotten. Default
+    /// 1,000.
     public let jobLimit: Int
 
     private struct State {
@@ -68,6 +74,8 @@ public final class JobLog: Sendable {
 
     private let state = Locked(State())
 
+    /// Makes an empty log keeping `linesPerJob` lines of each of `jobLimit` jobs; both must be at
+    /// least 1.
     public init(linesPerJob: Int = 200, jobLimit: Int = 1_000) {
         precondition(linesPerJob > 0 && jobLimit > 0, "a job log keeps at least one line of one job")
         self.linesPerJob = linesPerJob
@@ -102,8 +110,12 @@ public final class JobLog: Sendable {
 
 /// Records into a ``JobLog`` the events that carry a `job` metadata key; others pass by.
 public struct JobLogHandler: LogHandler {
+    /// The least severe level recorded; `Logger` drops lines below it. Default `.info`.
     public var logLevel: Logger.Level = .info
+    /// Metadata added to every line; the provider's and the line's own win over it for a shared
+    /// key.
     public var metadata: Logger.Metadata = [:]
+    /// Supplies metadata at each line, merged over ``metadata``; nil for none.
     public var metadataProvider: Logger.MetadataProvider?
     private let log: JobLog
 
@@ -111,11 +123,14 @@ public struct JobLogHandler: LogHandler {
         self.log = log
     }
 
+    /// One key of ``metadata``.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Records `event` under its `job` metadata (from any source), with its other metadata as text;
+    /// an event without `job` is dropped.
     public func log(event: LogEvent) {
         var fields = metadata(of: event)
         guard let job = fields.removeValue(forKey: "job") else { return }

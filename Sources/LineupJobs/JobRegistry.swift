@@ -21,6 +21,7 @@ public struct JobRegistry: Sendable {
 
     private var factories: [String: Factory] = [:]
 
+    /// Makes an empty registry; a daemon with it fails every job as of an unknown kind.
     public init() {}
 
     /// Registers a kind.

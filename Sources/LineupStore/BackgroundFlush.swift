@@ -34,6 +34,9 @@ public final class BackgroundFlush: Sendable {
     private let state = Locked(State())
     private let observation = Locked<SaveObservation?>(nil)
 
+    /// Starts watching `container`'s main context: from now on, a child's save that leaves it
+    /// holding more than `rowLimit` (at least 1) unsaved rows asks for a flush. Keep the value
+    /// until ``finish()``.
     public init(container: PersistentContainer, rowLimit: Int, logger: Logger) {
         precondition(rowLimit > 0, "rowLimit must be positive")
         self.container = container

@@ -2,6 +2,7 @@
 /// property) is a precondition failure, not a thrown error; what is thrown is what a correct
 /// program can meet: a missing row, a conflict, a store that cannot be opened, a failed write.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong: a code to switch on, the message says the rest.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case objectNotFound, mergeConflict, validationFailed, deleteDenied, storeNotOurs, storeCorrupt,
@@ -37,13 +38,19 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// words and SQLSTATE.
         public static let postgres = Code(.postgres)
 
+        /// The code's name as written in Swift (`objectNotFound`), as ``StoreError/description``
+        /// begins.
         public var description: String { String(describing: value) }
     }
 
+    /// What went wrong.
     public let code: Code
+    /// A sentence that explains it, for people; it names the file, object or statement where there
+    /// is one.
     public let message: String
     /// The conflicts of a `.mergeConflict` error.
     public let conflicts: [MergeConflict]
+    /// The error this one wraps (a GRDB or PostgreSQL error), if any.
     public let underlying: (any Error)?
 
     init(_ code: Code, _ message: String, conflicts: [MergeConflict] = [], underlying: (any Error)? = nil) {
@@ -53,6 +60,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// `"<code>: <message>"`, then the conflicts in brackets and the underlying error in
+    /// parentheses when there are any (a PostgreSQL error's text is in the message already).
     public var description: String {
         var text = "\(code): \(message)"
         if !conflicts.isEmpty {

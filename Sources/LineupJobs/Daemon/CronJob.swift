@@ -11,6 +11,7 @@ public struct CronJob: Sendable, Hashable {
     /// Names the entry in the job's file name and in the scheduler's state: letters, digits,
     /// `-` and `_`.
     public var name: String
+    /// When the job is enqueued: a five-field cron expression, read in UTC.
     public var schedule: CronSchedule
     /// The job enqueued each time; a `notBefore` in it is ignored.
     public var job: JobFile

@@ -20,6 +20,7 @@ public final class CronScheduler: Sendable {
     private let stateURL: URL
     private let logger: Logger
 
+    /// Makes a scheduler for `spool`; its state is kept in `<spool>/cron.json`.
     public init(spool: SpoolDirectory, logger: Logger) {
         self.spool = spool
         self.stateURL = spool.root.appending(path: "cron.json")

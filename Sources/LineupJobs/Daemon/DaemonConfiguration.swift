@@ -123,6 +123,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         /// How many of its jobs run at once.
         public var concurrency: Int
 
+        /// Makes a queue that runs `kinds`, `concurrency` of them at once.
         public init(kinds: Set<String>, concurrency: Int) {
             self.kinds = kinds
             self.concurrency = concurrency
@@ -139,6 +140,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         queues.values.reduce(maxConcurrentJobs) { $0 + $1.concurrency }
     }
 
+    /// Makes a configuration from the four locations, everything else at its default.
     public init(storeURL: URL, spoolURL: URL, inputDirectory: URL, outputDirectory: URL) {
         self.storeURL = storeURL
         self.spoolURL = spoolURL

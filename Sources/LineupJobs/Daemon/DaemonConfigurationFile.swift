@@ -19,51 +19,99 @@ public import Logging
 /// `lineupd` reads it at start-up and applies its command-line options on top; on SIGHUP the
 /// daemon reads it again and takes the reloadable settings (see ``DaemonConfiguration``).
 public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
+    /// The SQLite store's path (``DaemonConfiguration/storeURL``).
     public var store: String?
     /// A PostgreSQL URL: the store and the jobs in that database (``DaemonConfiguration/databaseURL``).
     public var database: String?
+    /// Seconds a claim outlives its daemon's last heartbeat (``DaemonConfiguration/lease``).
     public var lease: Double?
+    /// The spool's root directory (``DaemonConfiguration/spoolURL``).
     public var spool: String?
+    /// The directory relative input paths of job files resolve against
+    /// (``DaemonConfiguration/inputDirectory``).
     public var input: String?
+    /// The directory relative output paths of job files resolve against
+    /// (``DaemonConfiguration/outputDirectory``).
     public var output: String?
+    /// The default queue's width (``DaemonConfiguration/maxConcurrentJobs``).
     public var concurrency: Int?
+    /// How many claimed jobs may wait or run at once (``DaemonConfiguration/claimWindow``).
     public var claimWindow: Int?
+    /// Seconds between flushes (``DaemonConfiguration/flushInterval``).
     public var flushInterval: Double?
+    /// Whether to flush as soon as the daemon runs out of work
+    /// (``DaemonConfiguration/flushesWhenIdle``).
     public var flushWhenIdle: Bool?
+    /// Unsaved rows in the main context that trigger a flush; 0 turns it off
+    /// (``DaemonConfiguration/flushRowLimit``).
     public var flushRowLimit: Int?
+    /// Finished jobs awaiting acknowledgement that trigger a flush; 0 turns it off
+    /// (``DaemonConfiguration/flushJobLimit``).
     public var flushJobLimit: Int?
+    /// Seconds running jobs get to finish at shutdown (``DaemonConfiguration/gracePeriod``).
     public var gracePeriod: Double?
+    /// Seconds cancelled jobs get to stop after the grace period
+    /// (``DaemonConfiguration/cancellationTimeout``).
     public var cancellationTimeout: Double?
+    /// Finished jobs awaiting acknowledgement at which claiming stops while flushes fail
+    /// (``DaemonConfiguration/flushBacklogLimit``).
     public var flushBacklogLimit: Int?
+    /// Seconds flushes may go on failing before the daemon stops
+    /// (``DaemonConfiguration/flushFailureTimeout``).
     public var flushFailureTimeout: Double?
+    /// Attempts a job gets, at least 1 (``RetryPolicy/maxAttempts`` of
+    /// ``DaemonConfiguration/retry``).
     public var maxAttempts: Int?
+    /// Seconds of backoff before the first retry (``RetryPolicy/baseDelay``).
     public var baseDelay: Double?
+    /// The longest backoff between retries, in seconds (``RetryPolicy/maxDelay``).
     public var maxDelay: Double?
+    /// The poison threshold: daemon stops during a job after which it fails rather than runs again
+    /// (``DaemonConfiguration/maxInterruptions``).
     public var poisonThreshold: Int?
+    /// Seconds a job waits for an unknown dependency
+    /// (``DaemonConfiguration/dependencyWaitTimeout``).
     public var dependencyWaitTimeout: Double?
+    /// Seconds between rescans of `new/` (``DaemonConfiguration/rescanInterval``).
     public var rescanInterval: Double?
+    /// Whether to watch `new/` with inotify (``DaemonConfiguration/usesInotify``).
     public var inotify: Bool?
+    /// Seconds between rewrites of `status.json` (``DaemonConfiguration/statusInterval``).
     public var statusInterval: Double?
+    /// The log level, by name: `"debug"`, `"info"`, … (``DaemonConfiguration/logLevel``).
     public var logLevel: Logger.Level?
+    /// Seconds done jobs are kept (``DaemonConfiguration/keepDone``); absent keeps the
+    /// configuration's.
     public var keepDone: Double?
+    /// Seconds one attempt may run (``DaemonConfiguration/timeout``).
     public var timeout: Double?
+    /// Seconds one attempt may run, by job kind; replaces the whole table
+    /// (``DaemonConfiguration/timeoutByKind``).
     public var timeoutByKind: [String: Double]?
+    /// Named queues by name; replaces every queue (``DaemonConfiguration/queues``).
     public var queues: [String: Queue]?
+    /// Recurring jobs; replaces every one (``DaemonConfiguration/cron``).
     public var cron: [Cron]?
 
     /// A recurring job (see ``CronJob``).
     public struct Cron: Sendable, Hashable, Codable {
+        /// Names the entry: 1 to 100 letters, digits, `-` and `_` (``CronJob/name``).
         public var name: String
+        /// When it fires, in cron syntax (`"0 3 * * *"`), parsed by ``CronSchedule``.
         public var schedule: String
+        /// The job file enqueued each time it fires.
         public var job: JobFile
     }
 
     /// A named queue (see ``DaemonConfiguration/queues``).
     public struct Queue: Sendable, Hashable, Codable {
+        /// How many of its jobs run at once.
         public var concurrency: Int
+        /// The job kinds it runs.
         public var kinds: [String]
     }
 
+    /// Makes a file that sets nothing: applied, it leaves a configuration as it was.
     public init() {}
 
     /// Reads a configuration file.

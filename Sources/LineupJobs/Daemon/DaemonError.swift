@@ -43,6 +43,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         /// stops; whichever daemon runs them again reads the other's rows.
         public static let conflictWithAnotherDaemon = Code(.conflictWithAnotherDaemon)
 
+        /// The code in words, as it appears in ``DaemonError/description``: `"store unavailable"`.
         public var description: String {
             switch value {
             case .invalidConfiguration: "invalid configuration"
@@ -69,6 +70,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     /// The error this one wraps, if any.
     public var underlying: (any Error)?
 
+    /// Makes an error; `path` is nil when no file is involved, `underlying` the error it wraps, if
+    /// any.
     public init(_ code: Code, path: String?, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.path = path

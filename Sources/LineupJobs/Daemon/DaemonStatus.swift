@@ -20,7 +20,10 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public struct Flush: Sendable, Hashable, Codable {
         /// When it ended.
         public var at: Date
+        /// What set it off.
         public var reason: FlushSummary.Reason
+        /// Whether it wrote its rows and acknowledged its jobs; false when it threw (see
+        /// ``error``).
         public var succeeded: Bool
         /// Rows written to disk (0 when it failed).
         public var rowsWritten: Int
@@ -31,6 +34,8 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         /// How long it took, in milliseconds.
         public var milliseconds: Int?
 
+        /// Makes a flush record from its parts; the daemon makes these, tests and tools decode
+        /// them.
         public init(
             at: Date, reason: FlushSummary.Reason, succeeded: Bool, rowsWritten: Int, acknowledged: Int, error: String?,
             milliseconds: Int? = nil
@@ -47,10 +52,15 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
 
     /// A job that is running now.
     public struct RunningJob: Sendable, Hashable, Codable {
+        /// The job: its name, claim, id, kind and attempt.
         public var job: JobInfo
+        /// When this attempt started running (not when the job was claimed).
         public var startedAt: Date
+        /// How far it has got, as the job last reported it.
         public var progress: JobProgress.Snapshot
 
+        /// Makes a running-job entry from its parts; the daemon makes these, tests and tools decode
+        /// them.
         public init(job: JobInfo, startedAt: Date, progress: JobProgress.Snapshot) {
             self.job = job
             self.startedAt = startedAt
@@ -58,14 +68,20 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         }
     }
 
+    /// The daemon's process id.
     public var pid: Int32
+    /// Whether the daemon runs, is stopping (draining its jobs) or has stopped.
     public var phase: Phase
+    /// When the daemon started.
     public var startedAt: Date
+    /// When this status was written; the daemon rewrites it every
+    /// ``DaemonConfiguration/statusInterval`` and after every flush.
     public var updatedAt: Date
     /// How many jobs may run at once, in all the queues together.
     public var maxConcurrentJobs: Int
     /// The flush interval in seconds.
     public var flushInterval: Double
+    /// The last flush, whatever it did; nil before the first.
     public var lastFlush: Flush?
     /// The last flushes that wrote rows or acknowledged jobs, or failed, newest first (at most
     /// ``recentFlushLimit``).
@@ -95,6 +111,7 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// Whether claiming waits for a flush to succeed (see `DaemonConfiguration.flushBacklogLimit`).
     public var claimingPaused: Bool
 
+    /// Makes a status from its parts; the daemon makes these, tests and tools decode them.
     public init(
         pid: Int32, phase: Phase, startedAt: Date, updatedAt: Date, maxConcurrentJobs: Int, flushInterval: Double,
         lastFlush: Flush?, consecutiveFlushFailures: Int, running: [RunningJob], queued: Int, awaitingFlush: Int,

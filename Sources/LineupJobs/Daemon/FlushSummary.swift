@@ -21,6 +21,7 @@ public struct FlushSummary: Sendable, Hashable {
         case shutdown
     }
 
+    /// Why the flush ran.
     public var reason: Reason
     /// Changed rows moved from the main context into the writer.
     public var rowsFromMain: Int
@@ -31,6 +32,7 @@ public struct FlushSummary: Sendable, Hashable {
     /// How long the store flush took.
     public var duration: Duration
 
+    /// Makes a summary from its parts; the daemon makes these, tests and tools read them.
     public init(reason: Reason, rowsFromMain: Int, rowsWritten: Int, acknowledged: [String], duration: Duration) {
         self.reason = reason
         self.rowsFromMain = rowsFromMain

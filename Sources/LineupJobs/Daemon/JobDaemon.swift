@@ -60,6 +60,7 @@ public final class JobDaemon: Service, Sendable {
         /// A supervisor's watchdog to feed (systemd's `WatchdogSec=`, see ``SystemdNotifier``).
         public var watchdog: Watchdog?
 
+        /// Makes the hooks; by default none, with a uniformly random jitter and no watchdog.
         public init(
             prepareStore: (@Sendable (PersistentContainer, Logger) throws -> Void)? = nil,
             reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)? = nil,
@@ -79,9 +80,14 @@ public final class JobDaemon: Service, Sendable {
     /// flush that never returns (a wedged disk) stops the feeding, so that the supervisor
     /// restarts a daemon that could acknowledge nothing.
     public struct Watchdog: Sendable {
+        /// How long the supervisor waits for a feed before it restarts the daemon (systemd's
+        /// `WatchdogSec=`); fed every half of it.
         public var timeout: Duration
+        /// Tells the supervisor the daemon is alive (systemd's `WATCHDOG=1`); called from the flush
+        /// loop.
         public var feed: @Sendable () -> Void
 
+        /// Makes a watchdog that expects `feed` within `timeout`.
         public init(timeout: Duration, feed: @escaping @Sendable () -> Void) {
             self.timeout = timeout
             self.feed = feed

@@ -24,12 +24,16 @@ public import Logging
 public final class JobDatabase: Sendable {
     /// A job to insert: a job file's bytes, and the name it was enqueued under.
     public struct Submission: Sendable {
+        /// The name the job is enqueued under, without `.job.json`: `lineup enqueue` uses its id
+        /// or kind, a bulk file's lines are `<name>.line<n>`. It names the job in messages.
         public var name: String
+        /// The job file's JSON, as it would lie in a spool.
         public var contents: Data
         /// A key that makes inserting the same job twice insert it once: a host's spool intake
         /// uses the job file's name in its `active/` (see `DatabaseIntake`). nil: always inserted.
         public var intakeKey: String?
 
+        /// Makes a submission; without `intakeKey`, inserting it twice inserts two jobs.
         public init(name: String, contents: Data, intakeKey: String? = nil) {
             self.name = name
             self.contents = contents
@@ -62,6 +66,7 @@ public final class JobDatabase: Sendable {
         self.sessions = sessions
     }
 
+    /// Closes the database's connections; call it once done with the jobs.
     public func close() {
         sessions.close()
     }
@@ -139,9 +144,14 @@ public final class JobDatabase: Sendable {
 
     /// A daemon that holds a lease on the jobs (`lineup_daemons`).
     public struct Daemon: Sendable, Encodable {
+        /// The host name the daemon runs on.
         public var host: String
+        /// The daemon's process id on that host.
         public var pid: Int
+        /// When the daemon registered, at its start.
         public var startedAt: Date
+        /// When its lease runs out unless a heartbeat renews it; past this, other daemons take its
+        /// jobs back.
         public var leaseExpiresAt: Date
     }
 

@@ -12,9 +12,17 @@ public struct JobDetail: Sendable, Encodable {
     public var state: String
     /// The directory it lies in (`new`, `active`, `done`, `failed`).
     public var directory: String
+    /// The file's name in its directory: the name, the spool's `notBefore`, interruption, attempt
+    /// and
+    /// claim tags, then `.job.json` (`.jobs.jsonl` for a bulk file).
     public var fileName: String
+    /// How many attempts of it failed with a retryable error so far (from its file name).
     public var failedAttempts: Int
+    /// How many times a daemon stopped while it ran (from its file name); at the poison threshold
+    /// it fails.
     public var interruptions: Int
+    /// Whether it is a bulk file (`*.jobs.jsonl`), one job a line; then ``id`` is nil and ``file``
+    /// is cut at ``maximumFileLength``.
     public var isBulk: Bool
     /// Its bytes as text, cut at ``maximumFileLength`` bytes; nil when it cannot be read.
     public var file: String?

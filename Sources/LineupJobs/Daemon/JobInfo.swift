@@ -12,6 +12,7 @@ public struct JobInfo: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The current or last attempt, from 1; 0 before the first.
     public var attempt: Int
 
+    /// Makes a job's identity; `claim` is empty for a job not claimed from a spool.
     public init(name: String, claim: String = "", id: String?, kind: String?, attempt: Int) {
         self.name = name
         self.claim = claim
@@ -20,6 +21,8 @@ public struct JobInfo: Sendable, Hashable, Codable, CustomStringConvertible {
         self.attempt = attempt
     }
 
+    /// `"<kind> <id or name> (attempt <n>)"`, with `?` for an unknown kind: how log lines name the
+    /// job.
     public var description: String {
         "\(kind ?? "?") \(id ?? name) (attempt \(attempt))"
     }

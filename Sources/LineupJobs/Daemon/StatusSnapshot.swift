@@ -6,11 +6,17 @@ public import LineupSpool
 public struct StatusSnapshot: Sendable, Encodable {
     /// A job in `failed/`, with why.
     public struct Failure: Sendable, Encodable {
+        /// The name it was enqueued under.
         public var name: String
+        /// Its job file's `id`, if it has one.
         public var id: String?
+        /// Its job kind, if the file could be read.
         public var kind: String?
+        /// Why it failed, as its failure report says.
         public var reason: String
+        /// How many attempts were made.
         public var attempts: Int
+        /// When it failed for good.
         public var finishedAt: Date
     }
 

@@ -20,6 +20,7 @@ public struct JobOutcome: Sendable, Hashable {
     /// Anything else the kind reports.
     public var details: [String: JSONValue]
 
+    /// Makes an outcome; only the summary is required, the rest is empty by default.
     public init(
         summary: String, counts: [String: Int] = [:], outputs: [String] = [],
         details: [String: JSONValue] = [:]

@@ -7,9 +7,12 @@ import LineupLocking
 public final class JobProgress: Sendable {
     /// A consistent reading of the progress.
     public struct Snapshot: Sendable, Hashable, Codable {
+        /// The units done so far, in the job's own unit (rows, bytes).
         public var completedUnitCount: Int64
+        /// The units in all, in the same unit; 0 while not known.
         public var totalUnitCount: Int64
 
+        /// Makes a reading from its two counts.
         public init(completedUnitCount: Int64, totalUnitCount: Int64) {
             self.completedUnitCount = completedUnitCount
             self.totalUnitCount = totalUnitCount
@@ -24,6 +27,7 @@ public final class JobProgress: Sendable {
 
     private let state = Locked(Snapshot(completedUnitCount: 0, totalUnitCount: 0))
 
+    /// Makes a progress at 0 of an unknown total.
     public init() {}
 
     /// The current progress.

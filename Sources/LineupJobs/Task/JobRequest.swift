@@ -40,6 +40,8 @@ public struct JobRequest: Sendable {
     /// A logger with `job`, `kind` and `attempt` in its metadata.
     public let logger: Logger
 
+    /// Makes a request; the logger gets `job`, `kind` and `attempt` added to its metadata. The
+    /// runner makes these, as do `lineup run` and tests.
     public init(
         jobID: String, name: String, file: JobFile, jobFilePath: String, attempt: Int = 1,
         interruptions: Int = 0, paths: PathPolicy, container: PersistentContainer, logger: Logger

@@ -6,8 +6,12 @@ import LineupLocking
 /// context's observers after every save, and what ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``
 /// applies to another context.
 public struct ContextDidSave: Sendable {
+    /// Objects the save inserted into the parent (or the store); empty for a batch request.
     public let insertedObjectIDs: Set<ObjectID>
+    /// Objects whose changed values the save stored (for a batch update, the rows it changed).
     public let updatedObjectIDs: Set<ObjectID>
+    /// Objects whose rows are gone after the save: those it deleted, and those it updated that the
+    /// parent found deleted already (for a batch delete, the rows it deleted).
     public let deletedObjectIDs: Set<ObjectID>
     /// The rows as the parent stored them, so that a merge needs no I/O.
     let rows: [ObjectID: AcceptedChange]
@@ -56,6 +60,9 @@ public struct ContextDidSave: Sendable {
 public final class SaveObservation: Sendable {
     private let cancellation: @Sendable () -> Void
     init(cancel: @escaping @Sendable () -> Void) { self.cancellation = cancel }
+    /// Removes the observer (releasing the observation does the same); cancelling twice is
+    /// harmless.
+    /// An event being delivered on another thread at that moment may still reach it.
     public func cancel() { cancellation() }
     deinit { cancellation() }
 }

@@ -66,16 +66,23 @@ extension ManagedObjectContext {
 
     // MARK: - Change tracking
 
+    /// The objects inserted and not saved yet, here or by a child's save into this context, in no
+    /// particular order. Asking makes objects of the rows children saved, which costs memory in a
+    /// context that holds many.
     public var insertedObjects: [ManagedObject] {
         materializeChildChanges()
         return changedObjects.values.filter(\.isInserted)
     }
 
+    /// The saved objects with changed properties not saved yet, here or by a child's save, in no
+    /// particular order (same cost as ``insertedObjects``).
     public var updatedObjects: [ManagedObject] {
         materializeChildChanges()
         return changedObjects.values.filter(\.isUpdated)
     }
 
+    /// The objects marked for deletion, here, by a child's save or by a merge, whose deletion the
+    /// next save pushes, in no particular order (same cost as ``insertedObjects``).
     public var deletedObjects: [ManagedObject] {
         materializeChildChanges()
         return changedObjects.values.filter {
@@ -86,6 +93,8 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Whether the next save has anything to push: objects changed here, or rows a child saved into
+    /// this context. Cheap: it makes no objects.
     public var hasChanges: Bool {
         preconditionOnQueue()
         return !changedObjects.isEmpty || !childChanges.isEmpty

@@ -380,6 +380,8 @@ extension ManagedObjectContext {
 }
 
 extension EntityDescription: Hashable {
+    /// Identity: an entity has one description, shared by every model that holds it.
     public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool { lhs === rhs }
+    /// Hashes the description's identity, as `==` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

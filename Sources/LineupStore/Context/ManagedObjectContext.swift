@@ -33,6 +33,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // use, in release builds too: see `preconditionOnQueue()`), the settings and the published
     // snapshot are behind mutexes, and the rest is immutable.
 
+    /// The queue a context runs its blocks on; both kinds are serial queues of the context's own.
     public enum ConcurrencyType: Sendable {
         /// A private serial queue.
         case privateQueue
@@ -46,7 +47,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case context(ManagedObjectContext)
     }
 
+    /// The kind of queue the context was made with.
     public let concurrencyType: ConcurrencyType
+    /// The context's name, for log lines and error messages: `writer`, `main`, a task's name (a
+    /// job's id in the daemon), or `<parent>.child` by default.
     public let name: String
     let parent: Parent
     let store: any PersistentStore
@@ -145,11 +149,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
             logger: logger)
     }
 
+    /// The context this one saves into; nil for the writer, which saves into the store.
     public var parentContext: ManagedObjectContext? {
         if case let .context(context) = parent { return context }
         return nil
     }
 
+    /// The model of the store at the root of the chain.
     public var model: ManagedObjectModel { store.model }
 
     /// The identifier of the store at the root of this context's chain (the first part of its
@@ -279,6 +285,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 }
 
 extension ManagedObjectContext: CustomStringConvertible {
+    /// `<ManagedObjectContext name>`, for messages.
     public var description: String { "<ManagedObjectContext \(name)>" }
 }
 

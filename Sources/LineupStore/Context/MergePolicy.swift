@@ -21,6 +21,7 @@ public enum MergePolicy: Sendable, Hashable {
 
 /// One conflict found by a save.
 public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
+    /// What made the save a conflict.
     public enum Reason: Sendable, Hashable {
         /// The row's version in the parent is not the one the object was loaded from.
         case newerVersion(expected: Int64, found: Int64)
@@ -30,11 +31,15 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
         case uniqueness(properties: [String], existing: ObjectID)
     }
 
+    /// The object the save could not store as it was.
     public let objectID: ObjectID
+    /// Why: a newer version, a deleted row, or a taken unique key.
     public let reason: Reason
     /// The properties the saving object changed.
     public let changedProperties: [String]
 
+    /// One line naming the object and the conflict, with the properties it changed (or, for a
+    /// uniqueness conflict, the key and the object that holds it).
     public var description: String {
         switch reason {
         case let .newerVersion(expected, found):

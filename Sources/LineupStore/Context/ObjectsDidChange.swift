@@ -8,12 +8,16 @@
 /// object inserted and then changed is only inserted, and an object changed and then deleted is
 /// only deleted. An object set back to its old value still counts as updated: a change was made.
 public struct ObjectsDidChange: Sendable {
+    /// Objects inserted since the last event (and not deleted again).
     public internal(set) var insertedObjectIDs: Set<ObjectID> = []
+    /// Objects changed since the last event, not counting those inserted or deleted in it.
     public internal(set) var updatedObjectIDs: Set<ObjectID> = []
+    /// Objects deleted since the last event, not counting those inserted in it.
     public internal(set) var deletedObjectIDs: Set<ObjectID> = []
     /// Objects that took another context's saved values in a merge (Core Data's refreshed objects).
     public internal(set) var refreshedObjectIDs: Set<ObjectID> = []
 
+    /// Whether nothing changed: no set has an ID. An empty event is not posted.
     public var isEmpty: Bool {
         insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty && refreshedObjectIDs.isEmpty
     }

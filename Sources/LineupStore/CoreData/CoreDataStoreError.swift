@@ -49,6 +49,7 @@ public struct CoreDataStoreError: Error, CustomStringConvertible, Sendable {
         /// SQLite failed while rows were being read, or the reader was closed.
         public static let readFailed = Code(.readFailed)
 
+        /// The code's name as written in Swift: `fileNotFound`, `typeMismatch`, ….
         public var description: String {
             base.rawValue
         }
@@ -71,6 +72,8 @@ public struct CoreDataStoreError: Error, CustomStringConvertible, Sendable {
         self.underlyingError = underlyingError
     }
 
+    /// `"Core Data store <path>: <reason>"`, then the underlying error in parentheses when there is
+    /// one.
     public var description: String {
         var text = "Core Data store \(path): \(reason)"
         if let underlyingError {

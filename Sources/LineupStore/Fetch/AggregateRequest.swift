@@ -10,10 +10,14 @@
 /// As with Core Data's dictionary results, aggregates are computed over the saved rows: unsaved
 /// changes of the context and its ancestors are not included.
 public struct AggregateRequest<Object: ManagedObject>: Sendable {
+    /// Which rows are aggregated; all by default.
     public var predicate: FetchPredicate<Object>
+    /// The keys rows are grouped by, in order; empty (the default) makes one group of every row.
     public var groupBy: [GroupKey<Object>]
+    /// What is computed for each group; each result is named by its `as:`.
     public var aggregates: [AggregateExpression<Object>]
 
+    /// Makes a request of `aggregates` over the rows `predicate` selects, grouped by `groupBy`.
     public init(
         predicate: FetchPredicate<Object> = .all, groupBy: [GroupKey<Object>] = [],
         aggregates: [AggregateExpression<Object>]
@@ -65,18 +69,26 @@ public struct AggregateExpression<Object: ManagedObject>: Sendable {
         function(AggregateQuery.Function.count, keyPath, name)
     }
 
+    /// The mean of the property's non-NULL values in the group, a `.real`; `.null` when there are
+    /// none.
     public static func average<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
         function(AggregateQuery.Function.average, keyPath, name)
     }
 
+    /// The smallest non-NULL value of the property in the group, in the store's order; `.null` when
+    /// there are none.
     public static func minimum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
         function(AggregateQuery.Function.minimum, keyPath, name)
     }
 
+    /// The largest non-NULL value of the property in the group, in the store's order; `.null` when
+    /// there are none.
     public static func maximum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
         function(AggregateQuery.Function.maximum, keyPath, name)
     }
 
+    /// The sum of the property's non-NULL values in the group (an `.integer` for integer
+    /// properties); `.null` when there are none.
     public static func sum<Value: StoreValueConvertible>(_ keyPath: KeyPath<Object, Value>, as name: String) -> AggregateExpression {
         function(AggregateQuery.Function.sum, keyPath, name)
     }

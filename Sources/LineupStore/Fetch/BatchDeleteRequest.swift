@@ -10,9 +10,13 @@
 /// `ManagedObjectContext.execute(_:)` for how the contexts take it.
 /// Like Core Data's, it applies no delete rules and calls no `validateForSave()`.
 public struct BatchDeleteRequest<Object: ManagedObject>: Sendable {
+    /// Which rows are deleted, evaluated in SQL over the saved rows.
     public var predicate: FetchPredicate<Object>
+    /// Whether the result carries the deleted objects' IDs as well as their count; `.count` by
+    /// default.
     public var resultType: BatchResultType
 
+    /// Makes a request that deletes every row `predicate` matches.
     public init(predicate: FetchPredicate<Object>, resultType: BatchResultType = .count) {
         self.predicate = predicate
         self.resultType = resultType

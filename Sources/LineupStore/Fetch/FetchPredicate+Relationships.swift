@@ -42,9 +42,16 @@ public struct RelationshipCount<Object: ManagedObject>: Sendable {
     }
 }
 
+/// The relationship reaches exactly `rhs` matching objects (`== 0`: none).
 public func == <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.equal, rhs) }
+/// The relationship reaches other than `rhs` matching objects.
 public func != <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.notEqual, rhs) }
+/// The relationship reaches fewer than `rhs` matching objects.
 public func < <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.less, rhs) }
+/// The relationship reaches at most `rhs` matching objects.
 public func <= <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.lessOrEqual, rhs) }
+/// The relationship reaches more than `rhs` matching objects (`> 0` is
+/// ``FetchPredicate/any(_:where:)``).
 public func > <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.greater, rhs) }
+/// The relationship reaches at least `rhs` matching objects.
 public func >= <Object>(lhs: RelationshipCount<Object>, rhs: Int) -> FetchPredicate<Object> { lhs.compared(.greaterOrEqual, rhs) }

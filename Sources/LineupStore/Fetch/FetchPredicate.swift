@@ -13,7 +13,9 @@ public struct FetchPredicate<Object: ManagedObject>: Sendable {
 
     init(_ node: PredicateNode) { self.node = node }
 
+    /// Matches every row: a fetch's default.
     public static var all: FetchPredicate { FetchPredicate(.constant(true)) }
+    /// Matches no row.
     public static var none: FetchPredicate { FetchPredicate(.constant(false)) }
 
     /// The property's text value contains `substring` as a run of bytes, ignoring the case of
@@ -66,30 +68,41 @@ private func compare<Object, Value: StoreValueConvertible>(
     FetchPredicate(.compare(property: Object.entity.propertyName(for: keyPath), op, value.storeValue))
 }
 
+/// The property equals `rhs`; `== nil` matches NULL. Text compares by its bytes, an integer and
+/// a real by their numeric values.
 public func == <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
     compare(lhs, .equal, rhs)
 }
+/// The property differs from `rhs`; `!= nil` matches any value but NULL, and a NULL property
+/// never matches `!=` a value (as in SQL).
 public func != <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
     compare(lhs, .notEqual, rhs)
 }
+/// The property is below `rhs`, in the store's order (``StoreValue`` `<`); NULL never matches.
 public func < <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
     compare(lhs, .less, rhs)
 }
+/// The property is at most `rhs`, in the store's order; NULL never matches.
 public func <= <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
     compare(lhs, .lessOrEqual, rhs)
 }
+/// The property is above `rhs`, in the store's order; NULL never matches.
 public func > <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
     compare(lhs, .greater, rhs)
 }
+/// The property is at least `rhs`, in the store's order; NULL never matches.
 public func >= <Object, Value: StoreValueConvertible>(lhs: KeyPath<Object, Value>, rhs: Value) -> FetchPredicate<Object> {
     compare(lhs, .greaterOrEqual, rhs)
 }
+/// Both predicates match.
 public func && <Object>(lhs: FetchPredicate<Object>, rhs: FetchPredicate<Object>) -> FetchPredicate<Object> {
     FetchPredicate(.and(lhs.node, rhs.node))
 }
+/// Either predicate matches.
 public func || <Object>(lhs: FetchPredicate<Object>, rhs: FetchPredicate<Object>) -> FetchPredicate<Object> {
     FetchPredicate(.or(lhs.node, rhs.node))
 }
+/// Matches the rows that `operand` does not match.
 public prefix func ! <Object>(operand: FetchPredicate<Object>) -> FetchPredicate<Object> {
     FetchPredicate(.not(operand.node))
 }

@@ -6,7 +6,11 @@ import LineupLocking
 /// Entity descriptions are derived from the `ManagedObject` subclass declarations (see
 /// ``ManagedObject``), once per class, and are immutable afterwards.
 public final class EntityDescription: Sendable, CustomStringConvertible {
+    /// The entity's name, also its table's: ``ManagedObject/entityName`` of its class (the class
+    /// name unless overridden).
     public let name: String
+    /// The persistent properties, attributes and to-one relationships, in declaration order: the
+    /// order of the values in every row, and of the table's columns.
     public let properties: [PropertyDescription]
     /// Groups of property names whose values must be unique together, e.g. `[["station", "time"]]`.
     public let uniquenessConstraints: [[String]]
@@ -71,6 +75,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         propertyIndexes[name]
     }
 
+    /// The entity's name.
     public var description: String { name }
 
     /// The part of the description that the store's schema depends on.

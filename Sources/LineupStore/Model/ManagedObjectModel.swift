@@ -4,14 +4,18 @@
 /// let model = ManagedObjectModel(JournalEntry.self, BuoyStation.self, BuoyObservation.self)
 /// ```
 public final class ManagedObjectModel: Sendable {
+    /// The entities, in the order the types were given.
     public let entities: [EntityDescription]
     private let entitiesByName: [String: EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
 
+    /// Makes the model of these entity classes; see ``init(types:)``.
     public convenience init(_ types: ManagedObject.Type...) {
         self.init(types: types)
     }
 
+    /// Makes the model of these entity classes. A name given twice, a relationship to an entity not
+    /// in the model, or inverses that do not name each other is a precondition failure.
     public init(types: [ManagedObject.Type]) {
         let entities = types.map { $0.entity }
         var byName: [String: EntityDescription] = [:]
@@ -64,6 +68,7 @@ public final class ManagedObjectModel: Sendable {
             "\(path) and \(destination.name).\(inverseName) must name each other as inverses")
     }
 
+    /// The entity of that name; nil when the model has none.
     public func entity(named name: String) -> EntityDescription? {
         entitiesByName[name]
     }

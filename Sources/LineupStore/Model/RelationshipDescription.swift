@@ -7,15 +7,20 @@
 /// through saves, rollback and merges, by construction. Core Data stores a one-to-many the same
 /// way in SQLite. Many-to-many relationships are not supported.
 public struct RelationshipDescription: Sendable, Hashable {
+    /// Which side of a one-to-many a relationship is.
     public enum Kind: Sendable, Hashable {
         case toOne
         case toMany
     }
 
+    /// The relationship's name, as given to ``Relationship`` or ``ToMany``.
     public let name: String
+    /// To-one (a column) or to-many (derived from its to-one inverse).
     public let kind: Kind
+    /// The name of the entity it leads to.
     public let destinationEntityName: String
     /// The relationship of the destination that leads back; required for a to-many.
     public let inverseName: String?
+    /// What deleting an object does to the objects this relationship reaches.
     public let deleteRule: DeleteRule
 }

@@ -7,12 +7,19 @@ public import Foundation
 /// ``ManagedObject`` subclasses convert to and from Swift types through ``StoreValueConvertible``,
 /// so domain code never handles a `StoreValue` directly.
 public enum StoreValue: Sendable, Hashable {
+    /// SQL NULL: a nil optional attribute, or a to-one relationship with no destination.
     case null
+    /// A signed 64-bit integer: integers, booleans (0 or 1) and to-one relationships.
     case integer(Int64)
+    /// A double: doubles, and dates as seconds since 1970-01-01 UTC.
     case real(Double)
+    /// Text, compared by its UTF-8 bytes.
     case text(String)
+    /// Bytes.
     case blob(Data)
 
+    /// Whether this is `.null`: a nil optional attribute, or a to-one relationship with no
+    /// destination.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
@@ -35,6 +42,7 @@ extension StoreValue {
         }
     }
 
+    /// Hashes as `==` compares: text by its UTF-8 bytes.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
@@ -78,6 +86,8 @@ extension StoreValue: Comparable {
 }
 
 extension StoreValue: CustomStringConvertible {
+    /// The value as SQL would spell it, for messages: `NULL`, `42`, `'text'` (unescaped), a blob as
+    /// `<n bytes>`.
     public var description: String {
         switch self {
         case .null: return "NULL"
@@ -91,11 +101,17 @@ extension StoreValue: CustomStringConvertible {
 
 /// The storage type of an attribute, and so of its column.
 public enum AttributeType: String, Sendable, Hashable, Codable {
+    /// `Int` or `Int64`: an `INTEGER` column.
     case integer
+    /// `Double`: a `REAL` column.
     case double
+    /// `String`: a `TEXT` column.
     case string
+    /// `Date`: a `REAL` column of seconds since 1970-01-01 UTC.
     case date
+    /// `Bool`: an `INTEGER` column of 0 or 1.
     case boolean
+    /// `Data`: a `BLOB` column.
     case binary
     /// A to-one relationship: the destination's primary key.
     case reference
@@ -123,19 +139,27 @@ public enum AttributeType: String, Sendable, Hashable, Codable {
 
 /// A Swift type that an attribute can hold.
 public protocol StoreValueConvertible {
+    /// The column type of an attribute of this type.
     static var attributeType: AttributeType { get }
     /// Whether the attribute may be NULL. Only `Optional` says yes.
     static var isOptionalAttribute: Bool { get }
+    /// The value a column holds as this type; nil when it cannot be one (an accessor then
+    /// returns the attribute's default).
     init?(storeValue: StoreValue)
+    /// The value as the column stores it.
     var storeValue: StoreValue { get }
 }
 
 extension StoreValueConvertible {
+    /// False: only `Optional` makes an attribute that may be NULL.
     public static var isOptionalAttribute: Bool { false }
 }
 
 extension Int: StoreValueConvertible {
+    /// `.integer`: a 64-bit `INTEGER` column.
     public static var attributeType: AttributeType { .integer }
+    /// The integer, or a real's whole part (toward zero); nil for other values or a real out of
+    /// range.
     @inlinable
     public init?(storeValue: StoreValue) {
         switch storeValue {
@@ -148,12 +172,16 @@ extension Int: StoreValueConvertible {
         default: return nil
         }
     }
+    /// `.integer`, widened to 64 bits.
     @inlinable
     public var storeValue: StoreValue { .integer(Int64(self)) }
 }
 
 extension Int64: StoreValueConvertible {
+    /// `.integer`: a 64-bit `INTEGER` column.
     public static var attributeType: AttributeType { .integer }
+    /// The integer, or a real's whole part (toward zero); nil for other values or a real out of
+    /// range.
     @inlinable
     public init?(storeValue: StoreValue) {
         switch storeValue {
@@ -164,12 +192,15 @@ extension Int64: StoreValueConvertible {
         default: return nil
         }
     }
+    /// `.integer`.
     @inlinable
     public var storeValue: StoreValue { .integer(self) }
 }
 
 extension Double: StoreValueConvertible {
+    /// `.double`: a `REAL` column.
     public static var attributeType: AttributeType { .double }
+    /// The real, or an integer converted; nil for other values.
     @inlinable
     public init?(storeValue: StoreValue) {
         switch storeValue {
@@ -178,34 +209,44 @@ extension Double: StoreValueConvertible {
         default: return nil
         }
     }
+    /// `.real`.
     @inlinable
     public var storeValue: StoreValue { .real(self) }
 }
 
 extension String: StoreValueConvertible {
+    /// `.string`: a `TEXT` column.
     public static var attributeType: AttributeType { .string }
+    /// The text; nil for other values (a number is not converted).
     @inlinable
     public init?(storeValue: StoreValue) {
         guard case let .text(value) = storeValue else { return nil }
         self = value
     }
+    /// `.text`.
     @inlinable
     public var storeValue: StoreValue { .text(self) }
 }
 
 extension Bool: StoreValueConvertible {
+    /// `.boolean`: an `INTEGER` column holding 0 or 1.
     public static var attributeType: AttributeType { .boolean }
+    /// True for any integer but 0; nil for other values.
     @inlinable
     public init?(storeValue: StoreValue) {
         guard case let .integer(value) = storeValue else { return nil }
         self = value != 0
     }
+    /// `.integer(1)` for true, `.integer(0)` for false.
     @inlinable
     public var storeValue: StoreValue { .integer(self ? 1 : 0) }
 }
 
 extension Date: StoreValueConvertible {
+    /// `.date`: a `REAL` column of seconds since 1970-01-01 UTC.
     public static var attributeType: AttributeType { .date }
+    /// The date that many seconds after 1970-01-01 UTC, from a real or an integer; nil for other
+    /// values.
     @inlinable
     public init?(storeValue: StoreValue) {
         switch storeValue {
@@ -214,24 +255,32 @@ extension Date: StoreValueConvertible {
         default: return nil
         }
     }
+    /// `.real`: seconds since 1970-01-01 UTC.
     @inlinable
     public var storeValue: StoreValue { .real(timeIntervalSince1970) }
 }
 
 extension Data: StoreValueConvertible {
+    /// `.binary`: a `BLOB` column.
     public static var attributeType: AttributeType { .binary }
+    /// The bytes; nil for other values.
     @inlinable
     public init?(storeValue: StoreValue) {
         guard case let .blob(value) = storeValue else { return nil }
         self = value
     }
+    /// `.blob`.
     @inlinable
     public var storeValue: StoreValue { .blob(self) }
 }
 
 extension Optional: StoreValueConvertible where Wrapped: StoreValueConvertible {
+    /// The wrapped type's: an optional attribute has the column type of its value.
     public static var attributeType: AttributeType { Wrapped.attributeType }
+    /// True: an optional attribute's column may hold NULL.
     public static var isOptionalAttribute: Bool { true }
+    /// nil (the optional's `.none`) for `.null`, else the wrapped value; fails where the wrapped
+    /// type fails.
     @inlinable
     public init?(storeValue: StoreValue) {
         if case .null = storeValue {
@@ -242,6 +291,7 @@ extension Optional: StoreValueConvertible where Wrapped: StoreValueConvertible {
             return nil
         }
     }
+    /// `.null` for nil, else the wrapped value's.
     @inlinable
     public var storeValue: StoreValue { self?.storeValue ?? .null }
 }

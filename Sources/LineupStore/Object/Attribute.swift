@@ -12,11 +12,15 @@ public struct Attribute<Value: StoreValueConvertible> {
     @usableFromInline let name: String
     @usableFromInline let defaultValue: Value
 
+    /// Declares the attribute `name` (its column's name), with `wrappedValue` as its default: the
+    /// value of a new object, and of a column value the type cannot hold.
     public init(wrappedValue: Value, _ name: String) {
         self.name = name
         self.defaultValue = wrappedValue
     }
 
+    /// Unavailable: the property is read and written through the enclosing ``ManagedObject`` (see
+    /// the static subscript).
     @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")
     public var wrappedValue: Value {
         get { fatalError() }
@@ -26,6 +30,8 @@ public struct Attribute<Value: StoreValueConvertible> {
     // Inlinable, so that it is compiled into the entity's own module: there the key paths are
     // literals that the optimizer turns into plain field reads, instead of building and
     // projecting key paths at run time on every access.
+    /// Reads or writes the attribute in `object`'s values, loading a fault first; called by the
+    /// compiler for the wrapped property, not by user code.
     @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
@@ -49,6 +55,7 @@ public struct Attribute<Value: StoreValueConvertible> {
 }
 
 extension Attribute where Value: ExpressibleByNilLiteral {
+    /// Declares an optional attribute `name`, nil (NULL) by default.
     public init(_ name: String) {
         self.init(wrappedValue: nil, name)
     }
@@ -83,6 +90,8 @@ public struct Relationship<Destination: ManagedObject> {
         self.deleteRule = deleteRule
     }
 
+    /// Unavailable: the property is read and written through the enclosing ``ManagedObject`` (see
+    /// the static subscript).
     @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
     public var wrappedValue: Destination? {
         get { fatalError() }
@@ -90,6 +99,8 @@ public struct Relationship<Destination: ManagedObject> {
     }
 
     // Inlinable for the same reason as `Attribute`'s.
+    /// Reads the destination (an object of `object`'s context, nil when unset) or sets it (nil
+    /// clears it); called by the compiler for the wrapped property, not by user code.
     @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,

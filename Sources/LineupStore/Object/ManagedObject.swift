@@ -16,10 +16,13 @@ import Foundation
 /// A managed object belongs to exactly one context and is used only on that context's queue
 /// (inside `perform` or `performAndWait`); it is not `Sendable`. Pass its ``objectID`` instead.
 open class ManagedObject {
+    /// The object's permanent ID, fixed at insertion: what to pass to another context or queue.
     public let objectID: ObjectID
     /// Not retained, as in `RowChange`: entity descriptions are never released (see
     /// `EntityCache`).
     public unowned(unsafe) let entity: EntityDescription
+    /// The context the object belongs to, held weakly: nil once that context is gone, and for
+    /// the model's prototypes.
     public private(set) weak var managedObjectContext: ManagedObjectContext?
     /// The context's identity (see `CurrentContext`), compared on every access; nil for prototypes.
     /// Kept beside the weak reference so that the check loads no weak reference.
@@ -99,14 +102,18 @@ open class ManagedObject {
     /// Called before a save for inserted and updated objects; throw to refuse the save.
     open func validateForSave() throws {}
 
+    /// Whether the values are not loaded yet; the first read of a property loads them (or
+    /// ``load()``).
     public var isFault: Bool {
         if case .fault = state { return true }
         return false
     }
+    /// Whether the object was inserted into its context and not saved yet.
     public var isInserted: Bool {
         if case .inserted = state { return true }
         return false
     }
+    /// Whether a saved (not inserted) object has changed properties not saved yet.
     public var isUpdated: Bool {
         if case .clean = state { return !changedMask.isEmpty }
         return false
@@ -118,6 +125,8 @@ open class ManagedObject {
         default: return false
         }
     }
+    /// Whether the next save of its context has something to do for it: an insert, a deletion or
+    /// changed properties.
     public var hasChanges: Bool {
         switch state {
         case .inserted, .deleted: return true
@@ -214,6 +223,7 @@ open class ManagedObject {
 extension ManagedObject: Sendable {}
 
 extension ManagedObject: CustomStringConvertible {
+    /// `<Entity primaryKey>`, with ` fault` while it is one: for log lines and debugging.
     public var description: String {
         "<\(entity.name) \(objectID.primaryKey)\(isFault ? " fault" : "")>"
     }

@@ -7,10 +7,15 @@ public import Foundation
 /// IDs are permanent from the moment an object is inserted (the store hands out primary keys in
 /// blocks), so there are no temporary IDs to convert, ever.
 public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The store the row is in: the UUID the store drew when it was created
+    /// (``SQLiteStore/identifier``).
     public let storeIdentifier: UUID
+    /// The entity's name (``EntityDescription/name``).
     public let entityName: String
+    /// The row's primary key, unique across every entity of the store.
     public let primaryKey: Int64
 
+    /// Makes the ID of a row from its parts; contexts hand these out, tools rebuild them.
     public init(storeIdentifier: UUID, entityName: String, primaryKey: Int64) {
         self.storeIdentifier = storeIdentifier
         self.entityName = entityName
@@ -37,21 +42,26 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         self.init(storeIdentifier: store, entityName: String(components[0]), primaryKey: primaryKey)
     }
 
+    /// The URI form, `x-lineup://<store-uuid>/<Entity>/p<pk>`.
     public var description: String { uriRepresentation.absoluteString }
 
     // Primary keys are unique across all entities of a store, so the key alone is a good hash;
     // hashing the entity name too would cost a string hash on every dictionary access.
+    /// Hashes the primary key only, which tells IDs of one store apart.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(primaryKey)
     }
 
     // The primary key first: it alone tells two IDs of one store apart, and dictionaries compare
     // keys at every probe.
+    /// Whether both name the same row: same primary key, entity and store.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         lhs.primaryKey == rhs.primaryKey && lhs.entityName == rhs.entityName
             && lhs.storeIdentifier == rhs.storeIdentifier
     }
 
+    /// Decodes the URI form (``uriRepresentation``); throws `DecodingError.dataCorrupted` for any
+    /// other string.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let uri = try container.decode(URL.self)
@@ -62,6 +72,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         self = id
     }
 
+    /// Encodes the URI form (``uriRepresentation``), a single string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(uriRepresentation)

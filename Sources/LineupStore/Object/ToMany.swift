@@ -33,12 +33,17 @@ public struct ToMany<Destination: ManagedObject> {
         self.deleteRule = deleteRule
     }
 
+    /// Unavailable: the property is read and written through the enclosing ``ManagedObject`` (see
+    /// the static subscript).
     @available(*, unavailable, message: "@ToMany is only available on ManagedObject subclasses")
     public var wrappedValue: [Destination] {
         get { fatalError() }
         set { fatalError() }
     }
 
+    /// Reads the destination objects whose inverse is `object` (in primary-key order, unsaved
+    /// changes included) or sets the inverse of those that join or leave; called by the compiler
+    /// for the wrapped property, not by user code.
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, [Destination]>,

@@ -14,13 +14,18 @@
 /// for SQLite, `$1`, `$2`, … for PostgreSQL. One SQL statement each: neither store runs several
 /// from one string.
 public struct FlushStatement: Sendable, Hashable {
+    /// One SQL statement in the store's dialect (`?` placeholders for SQLite, `$1`, `$2`, … for
+    /// PostgreSQL).
     public let sql: String
+    /// The values bound to the placeholders, in order; empty by default.
     public let arguments: [StoreValue]
     /// The number of rows the statement must change; any other count rolls the whole flush back
     /// (a fence: the rows are written only while the caller still holds what it claims to).
     /// nil: any.
     public let expectedRowCount: Int?
 
+    /// Makes a statement; with `expectedRowCount`, any other count of changed rows rolls the flush
+    /// back.
     public init(_ sql: String, arguments: [StoreValue] = [], expectedRowCount: Int? = nil) {
         self.sql = sql
         self.arguments = arguments

@@ -16,8 +16,13 @@ import Synchronization
 /// store written by a newer model is refused with a clear error and never rewritten. Adding an
 /// entity or an optional property migrates the store in place.
 public final class SQLiteStore: PersistentStore {
+    /// The database file; its `-wal` and `-shm` files lie beside it.
     public let url: URL
+    /// The store's UUID, drawn when the file was created and kept in its metadata (`store_uuid`):
+    /// the ``ObjectID/storeIdentifier`` of its rows.
     public let identifier: UUID
+    /// The model the store was opened with, and migrated to if it only adds entities or optional
+    /// properties.
     public let model: ManagedObjectModel
     let pool: DatabasePool
     /// The main context's read-only connection (see `StoreReader.reserved`).
@@ -142,6 +147,8 @@ public final class SQLiteStore: PersistentStore {
         try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n") }
     }
 
+    /// Closes the store's connections, the main context's reader and the pool; the store is not
+    /// used after it.
     public func close() throws {
         try reservedReader.close()
         try pool.close()
