@@ -20,7 +20,8 @@ extension JobDaemon {
     }
 
     /// Validates the configuration, takes the spool's and the store's locks, opens the store
-    /// (seeding it through ``Hooks/prepareStore``) and recovers `active/`.
+    /// (seeding it through ``Hooks/prepareStore``), recovers `active/`, and opens the jobs table
+    /// when there is a database. What it opened is closed again when a later step fails.
     func start(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> Opened {
         try configuration.validate()
         let spool: SpoolDirectory
@@ -44,6 +45,23 @@ extension JobDaemon {
         if configuration.databaseURL == nil {
             ownership.append(try OwnershipLock.acquire(configuration.storeURL.path + ".lock", guarding: "store"))
         }
+        let container = try openStore(configuration, logger: logger)
+        let recovery: SpoolRecovery
+        let databaseJobs: DatabaseJobStorage?
+        do {
+            recovery = try recover(spool, configuration, logger: logger)
+            databaseJobs = try configuration.databaseURL.map { url throws(DaemonError) in
+                try openJobsTable(url, configuration, logger: logger)
+            }
+        } catch {
+            try? container.close()
+            throw error
+        }
+        return Opened(spool: spool, container: container, recovery: recovery, ownership: ownership, databaseJobs: databaseJobs)
+    }
+
+    /// Opens the store and lets ``Hooks/prepareStore`` seed it.
+    private func openStore(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> PersistentContainer {
         let container: PersistentContainer
         do {
             container = try PersistentContainer(
@@ -62,14 +80,21 @@ extension JobDaemon {
                     underlying: error)
             }
         }
-        // With a database, the spool's active/ holds only what the intake was moving into it
-        // (DatabaseIntake finishes that), and the database takes back the jobs of daemons that died.
+        return container
+    }
+
+    /// Returns what a stopped daemon left in `active/` to `new/` (or sets it aside), and clears
+    /// `tmp/` of stale files. With a database, the spool's active/ holds only what the intake was
+    /// moving into it (DatabaseIntake finishes that), and the database takes back the jobs of
+    /// daemons that died.
+    private func recover(_ spool: SpoolDirectory, _ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError)
+        -> SpoolRecovery
+    {
         var recovery = SpoolRecovery()
         if configuration.databaseURL == nil {
             do {
                 recovery = try spool.recoverActive(maxInterruptions: configuration.maxInterruptions)
             } catch {
-                try? container.close()
                 throw DaemonError(
                     .spoolUnavailable, path: configuration.spoolURL.path, "cannot recover active/", underlying: error)
             }
@@ -89,26 +114,28 @@ extension JobDaemon {
         } catch {
             logger.warning("cannot clean the spool's tmp/", metadata: ["error": "\(error)"])
         }
-        var databaseJobs: DatabaseJobStorage?
-        if let databaseURL = configuration.databaseURL {
+        return recovery
+    }
+
+    /// Opens the jobs table of the database and registers this daemon there.
+    private func openJobsTable(_ url: URL, _ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError)
+        -> DatabaseJobStorage
+    {
+        do {
+            let database = try JobDatabase(url: url, logger: logger)
             do {
-                let database = try JobDatabase(url: databaseURL, logger: logger)
-                do {
-                    databaseJobs = try DatabaseJobStorage(
-                        database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
-                        dependencyWaitTimeout: configuration.dependencyWaitTimeout,
-                        claimBatch: DatabaseJobStorage.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
-                        mustStop: { [weak self] error in self?.stopWithoutWriting(error) })
-                } catch {
-                    database.close()
-                    throw error
-                }
+                return try DatabaseJobStorage(
+                    database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
+                    dependencyWaitTimeout: configuration.dependencyWaitTimeout,
+                    claimBatch: DatabaseJobStorage.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
+                    mustStop: { [weak self] error in self?.stopWithoutWriting(error) })
             } catch {
-                try? container.close()
-                throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the jobs table", underlying: error)
+                database.close()
+                throw error
             }
+        } catch {
+            throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the jobs table", underlying: error)
         }
-        return Opened(spool: spool, container: container, recovery: recovery, ownership: ownership, databaseJobs: databaseJobs)
     }
 
     /// After the services have stopped: closes the store and releases the locks, unless tasks
