@@ -37,6 +37,9 @@ struct Dashboard: Sendable {
     /// The latest log lines of each job, for its page.
     let jobLog: JobLog
     let logger: Logger
+    /// The spool, opened once as the endpoint starts (opening makes the directories that are
+    /// missing, which a GET must not do), or why it could not be.
+    let openedSpool: Result<SpoolDirectory, SpoolError>
 
     /// The largest body an action reads; actions take none.
     static let maximumActionBody = 1_024
@@ -176,7 +179,11 @@ struct Dashboard: Sendable {
     }
 
     private func spool() throws -> SpoolDirectory {
-        try SpoolDirectory(root: spoolURL, durability: .fsync)
+        switch openedSpool {
+        case let .success(spool): return spool
+        case let .failure(error):
+            throw HTTPError(.serviceUnavailable, message: "the spool could not be opened when the endpoint started: \(error)")
+        }
     }
 
     /// Reads and drops an action's body (actions take none): 413 past ``maximumActionBody``.
@@ -269,9 +276,8 @@ struct Dashboard: Sendable {
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
         let daemon = self.daemon
-        let statusFrame: @Sendable () -> String = { [spoolURL] in
-            let snapshot = (try? SpoolDirectory(root: spoolURL, durability: .fsync))
-                .flatMap { try? StatusSnapshot($0).json() }
+        let statusFrame: @Sendable () -> String = { [openedSpool] in
+            let snapshot = (try? openedSpool.get()).flatMap { try? StatusSnapshot($0).json() }
             return snapshot.map { "event: status\ndata: \($0)\n\n" } ?? ""
         }
         return Response(

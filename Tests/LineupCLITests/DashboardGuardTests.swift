@@ -72,4 +72,27 @@ extension DaemonTests.DashboardTests {
             #expect(post.status == 405 && post.header("Allow") == "GET")
         }
     }
+
+    @Test("a GET makes no directory: the spool is opened once, when the endpoint starts")
+    func getsMakeNoDirectory() async throws {
+        try await withSandbox { sandbox in
+            let (daemon, base) = try await startDaemon(sandbox)
+            let removed = ["done", "failed"].map { sandbox.spool.appending(path: $0) }
+            for directory in removed {
+                try FileManager.default.removeItem(at: directory)
+            }
+            for path in Self.readPaths + ["metrics"] {
+                _ = try await HTTP.request(try Self.url(base, path))
+            }
+            let stream = try EventStreamReader(port: try #require(base.port), path: "/api/events")
+            try await stream.read(until: "the answer") { $0.contains("\r\n\r\n") }
+            #expect(stream.text.hasPrefix("HTTP/1.1 200"), "\(stream.text)")
+            // A tick and a half of the stream's status, which cannot be read without them.
+            try await Task.sleep(for: .milliseconds(1_500))
+            for directory in removed {
+                #expect(!FileManager.default.fileExists(atPath: directory.path), "\(directory.lastPathComponent)/ was made again")
+            }
+            #expect(daemon.isRunning)
+        }
+    }
 }
