@@ -40,11 +40,43 @@ struct Dashboard: Sendable {
     /// The spool, opened once as the endpoint starts (opening makes the directories that are
     /// missing, which a GET must not do), or why it could not be.
     let openedSpool: Result<SpoolDirectory, SpoolError>
+    /// The daemon's status, asked of the daemon in this process.
+    let daemonStatus: DaemonStatusReader
+    /// What the open event streams send, made once for all of them.
+    let feed: DashboardFeed
 
     /// The largest body an action reads; actions take none.
     static let maximumActionBody = 1_024
     /// The methods a route refuses with 405 when it does not take them.
     private static let methods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .patch]
+
+    /// - Parameter spool: the spool, opened by the endpoint as it started.
+    init(
+        daemon: JobDaemon, spoolURL: URL, spool: Result<SpoolDirectory, SpoolError>, token: ActionToken?, readsNeedToken: Bool,
+        jobLog: JobLog, logger: Logger
+    ) {
+        self.daemon = daemon
+        self.spoolURL = spoolURL
+        self.openedSpool = spool
+        self.token = token
+        self.readsNeedToken = readsNeedToken
+        self.jobLog = jobLog
+        self.logger = logger
+        let daemonStatus = DaemonStatusReader(daemon: daemon, spoolURL: spoolURL)
+        self.daemonStatus = daemonStatus
+        feed = DashboardFeed {
+            guard case let .success(spool) = spool,
+                let json = try? StatusSnapshot(spool, daemonStatus: await daemonStatus.current()).json()
+            else { return nil }
+            return "event: status\ndata: \(json)\n\n"
+        }
+    }
+
+    /// Feeds the event streams with the daemon's events and its status, until the daemon
+    /// stops (then every stream ends) or the calling task is cancelled.
+    func runFeed(_ events: DaemonEvents) async {
+        await feed.run(events: events) { DashboardEvent($0).frame }
+    }
 
     func register(on router: Router<BasicRequestContext>) {
         let reads = router.group()
@@ -59,7 +91,7 @@ struct Dashboard: Sendable {
             Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8")
         }
         route(router, reads, "/api/status", .get) { _, _ in
-            try Self.json(StatusSnapshot(spool()))
+            try await Self.json(StatusSnapshot(spool(), daemonStatus: daemonStatus.current()))
         }
         route(router, reads, "/api/failed", .get) { _, _ in
             try Self.json(StatusSnapshot.failures(in: spool()))
@@ -270,41 +302,16 @@ struct Dashboard: Sendable {
     }
 
     /// `text/event-stream`: a `status` event at once and every second, and each of the daemon's
-    /// events as it happens, until the client goes or the daemon stops.
+    /// events as it happens, until the client goes or the daemon stops (``DashboardFeed``).
     private func eventStream() -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
-        let daemon = self.daemon
-        let statusFrame: @Sendable () -> String = { [openedSpool] in
-            let snapshot = (try? openedSpool.get()).flatMap { try? StatusSnapshot($0).json() }
-            return snapshot.map { "event: status\ndata: \($0)\n\n" } ?? ""
-        }
+        let feed = self.feed
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                let (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
-                let feeder = Task {
-                    await withTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for await event in daemon.events() {
-                                continuation.yield(DashboardEvent(event).frame)
-                            }
-                        }
-                        group.addTask {
-                            while !Task.isCancelled {
-                                continuation.yield(statusFrame())
-                                try? await Task.sleep(for: .seconds(1))
-                            }
-                        }
-                        // The daemon stopped (its events ended): so does the stream.
-                        await group.next()
-                        group.cancelAll()
-                    }
-                    continuation.finish()
-                }
-                defer { feeder.cancel() }
-                for await frame in frames where !frame.isEmpty {
+                for await frame in await feed.subscribe() {
                     try await writer.write(ByteBuffer(string: frame))
                 }
                 try await writer.finish(nil)

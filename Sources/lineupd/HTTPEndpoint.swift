@@ -57,6 +57,11 @@ struct HTTPEndpoint: Service {
         if case let .failure(error) = spool {
             logger.warning("HTTP endpoint: cannot open the spool", metadata: ["error": "\(error)"])
         }
+        let dashboard = Dashboard(
+            daemon: daemon, spoolURL: spoolURL, spool: spool, token: token, readsNeedToken: !Self.isLoopback(host), jobLog: jobLog,
+            logger: logger)
+        // Subscribed before the server answers, so that no stream misses what happens meanwhile.
+        let events = daemon.events()
         let router = Router()
         router.get("metrics") { _, _ in
             await updateGauges(spool)
@@ -71,11 +76,7 @@ struct HTTPEndpoint: Service {
             headers[.contentType] = "application/json"
             return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
         }
-        Dashboard(
-            daemon: daemon, spoolURL: spoolURL, token: token, readsNeedToken: !Self.isLoopback(host), jobLog: jobLog, logger: logger,
-            openedSpool: spool
-        )
-        .register(on: router)
+        dashboard.register(on: router)
         let logger = self.logger
         let application = Application(
             router: router,
@@ -85,7 +86,13 @@ struct HTTPEndpoint: Service {
                 logger.info("HTTP endpoint listening (/, /api, /metrics, /health)", metadata: ["address": "\(address)"])
             },
             logger: logger)
-        try await application.run()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Ends by itself when the daemon stops, which it does before the endpoint (the
+            // endpoint's service starts first and stops last): the event streams end with it.
+            group.addTask { await dashboard.runFeed(events) }
+            try await application.run()
+            group.cancelAll()
+        }
     }
 
     private func updateGauges(_ spool: Result<SpoolDirectory, SpoolError>) async {

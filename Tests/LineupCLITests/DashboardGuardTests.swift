@@ -95,4 +95,29 @@ extension DaemonTests.DashboardTests {
             #expect(daemon.isRunning)
         }
     }
+
+    @Test("the status the dashboard shows is the daemon's own, not what status.json says")
+    func statusFromTheDaemon() async throws {
+        try await withSandbox { sandbox in
+            // Neither interval passes during the test: the daemon leaves status.json as it is.
+            let config = sandbox.root.appending(path: "lineupd.json")
+            try Data(#"{"statusInterval": 3600}"#.utf8).write(to: config)
+            let daemon = try await sandbox.startDaemon(["--config", config.path, "--http-address", "127.0.0.1:0", "--flush-interval", "3600"])
+            let base = try await sandbox.httpEndpoint(of: daemon)
+            let statusFile = sandbox.spool.appending(path: "status.json")
+            try await sandbox.poll("status.json", daemon: daemon) { FileManager.default.fileExists(atPath: statusFile.path) }
+            var written = try Self.object(String(decoding: try Data(contentsOf: statusFile), as: UTF8.self))
+            written["pid"] = 999_999
+            try JSONSerialization.data(withJSONObject: written, options: [.sortedKeys]).write(to: statusFile)
+
+            let api = try await HTTP.request(try Self.url(base, "api/status"))
+            let served = try #require(try Self.object(api.body)["daemon"] as? [String: Any])
+            #expect(served["pid"] as? Int == Int(daemon.pid))
+            #expect(served["phase"] as? String == "running")
+            let stream = try EventStreamReader(port: try #require(base.port), path: "/api/events")
+            try await stream.read(until: "a status event") { $0.contains("event: status") && $0.contains(#""pid":"#) }
+            #expect(stream.text.contains(#""pid":\#(daemon.pid)"#), "\(stream.text)")
+            #expect(!stream.text.contains("999999"))
+        }
+    }
 }
