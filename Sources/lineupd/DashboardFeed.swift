@@ -48,6 +48,8 @@ actor DashboardFeed {
         let id = nextSubscriberID
         nextSubscriberID += 1
         subscribers[id] = continuation
+        // Called synchronously, from whatever thread ended the stream (the response body that
+        // dropped it when the client went): the actor is reached through a task.
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
