@@ -23,9 +23,11 @@ import NIOCore
 /// | `POST /api/flush` | flush now (as SIGUSR1), answering when it is done |
 ///
 /// The actions need the token of `--http-token-file` (``ActionToken``): 401 without one, 403
-/// with a wrong one or when no token file was given. A route asked with another method
-/// answers 405 with `Allow`; an ID that could not name a job (a slash, `..`, a NUL, more than
-/// 255 bytes) 400; an unknown one 404; an action's body over 1 KB 413.
+/// with a wrong one or when no token file was given; ``TokenMiddleware`` checks it before their
+/// handlers run (and before the reads' when the endpoint is reachable beyond loopback). A route
+/// asked with another method answers 405 with `Allow`; an ID that could not name a job (a
+/// slash, `..`, a NUL, more than 255 bytes) 400; an unknown one 404; an action's body over
+/// 1 KB 413.
 struct Dashboard: Sendable {
     let daemon: JobDaemon
     let spoolURL: URL
@@ -35,28 +37,66 @@ struct Dashboard: Sendable {
     /// The latest log lines of each job, for its page.
     let jobLog: JobLog
     let logger: Logger
+    /// The spool, opened once as the endpoint starts (opening makes the directories that are
+    /// missing, which a GET must not do), or why it could not be.
+    let openedSpool: Result<SpoolDirectory, SpoolError>
+    /// The daemon's status, asked of the daemon in this process.
+    let daemonStatus: DaemonStatusReader
+    /// What the open event streams send, made once for all of them.
+    let feed: DashboardFeed
 
     /// The largest body an action reads; actions take none.
     static let maximumActionBody = 1_024
     /// The methods a route refuses with 405 when it does not take them.
     private static let methods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .patch]
 
+    /// - Parameter spool: the spool, opened by the endpoint as it started.
+    init(
+        daemon: JobDaemon, spoolURL: URL, spool: Result<SpoolDirectory, SpoolError>, token: ActionToken?, readsNeedToken: Bool,
+        jobLog: JobLog, logger: Logger
+    ) {
+        self.daemon = daemon
+        self.spoolURL = spoolURL
+        self.openedSpool = spool
+        self.token = token
+        self.readsNeedToken = readsNeedToken
+        self.jobLog = jobLog
+        self.logger = logger
+        let daemonStatus = DaemonStatusReader(daemon: daemon, spoolURL: spoolURL)
+        self.daemonStatus = daemonStatus
+        feed = DashboardFeed {
+            guard case let .success(spool) = spool,
+                let json = try? StatusSnapshot(spool, daemonStatus: await daemonStatus.current()).json()
+            else { return nil }
+            return "event: status\ndata: \(json)\n\n"
+        }
+    }
+
+    /// Feeds the event streams with the daemon's events and its status, until the daemon
+    /// stops (then every stream ends) or the calling task is cancelled.
+    func runFeed(_ events: DaemonEvents) async {
+        await feed.run(events: events) { DashboardEvent($0).frame }
+    }
+
     func register(on router: Router<BasicRequestContext>) {
-        route(router, "/", .get) { _, _ in Self.asset(PackageResources.index_html, type: "text/html; charset=utf-8") }
-        route(router, "/dashboard.css", .get) { _, _ in Self.asset(PackageResources.dashboard_css, type: "text/css; charset=utf-8") }
-        route(router, "/dashboard.js", .get) { _, _ in
+        let reads = router.group()
+        if readsNeedToken {
+            reads.add(middleware: TokenMiddleware<BasicRequestContext>(token: token, acceptsQueryToken: true))
+        }
+        let actions = router.group().add(middleware: TokenMiddleware<BasicRequestContext>(token: token, acceptsQueryToken: false))
+
+        route(router, router, "/", .get) { _, _ in Self.asset(PackageResources.index_html, type: "text/html; charset=utf-8") }
+        route(router, router, "/dashboard.css", .get) { _, _ in Self.asset(PackageResources.dashboard_css, type: "text/css; charset=utf-8") }
+        route(router, router, "/dashboard.js", .get) { _, _ in
             Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8")
         }
-        route(router, "/api/status", .get) { request, _ in
-            try authorizeRead(request)
-            return try Self.json(StatusSnapshot(spool()))
+        route(router, reads, "/api/status", .get) { _, _ in
+            try await Self.json(StatusSnapshot(spool(), daemonStatus: daemonStatus.current()))
         }
-        route(router, "/api/failed", .get) { request, _ in
-            try authorizeRead(request)
-            return try Self.json(StatusSnapshot.failures(in: spool()))
+        route(router, reads, "/api/failed", .get) { _, _ in
+            try Self.json(StatusSnapshot.failures(in: spool()))
         }
-        route(router, "/api/jobs/{id}", .get) { request, context in
-            try authorizeRead(request)
+        route(router, reads, "/api/jobs/{id}", .get) { _, context in
             let id = try Self.jobID(context)
             var found = try JobDetail.find(id, in: spool())
             guard !found.isEmpty else { throw HTTPError(.notFound, message: "no job \(id) in \(spoolURL.path)") }
@@ -66,38 +106,36 @@ struct Dashboard: Sendable {
             }
             return try Self.json(found)
         }
-        route(router, "/api/scheduled", .get) { request, _ in
-            try authorizeRead(request)
-            return try Self.json(ScheduledJobs(spool: spool(), cron: daemon.configuration.cron, now: Date()))
+        route(router, reads, "/api/scheduled", .get) { _, _ in
+            try Self.json(ScheduledJobs(spool: spool(), cron: daemon.configuration.cron, now: Date()))
         }
-        route(router, "/api/pictures", .get) { request, _ in
-            try authorizeRead(request)
-            return try Self.json(pictures())
+        route(router, reads, "/api/pictures", .get) { _, _ in
+            try Self.json(pictures())
         }
-        route(router, "/pictures/{name}", .get) { request, context in
-            try authorizeRead(request)
-            return try picture(named: context.parameters.require("name"))
+        route(router, reads, "/pictures/{name}", .get) { _, context in
+            try picture(named: context.parameters.require("name"))
         }
-        route(router, "/api/events", .get) { request, _ in
-            try authorizeRead(request)
-            return eventStream()
+        route(router, reads, "/api/events", .get) { _, _ in
+            eventStream()
         }
-        route(router, "/api/jobs/{id}/retry", .post) { request, context in
-            let id = try await authorizeAction(request, context)
+        route(router, actions, "/api/jobs/{id}/retry", .post) { request, context in
+            try await Self.dropActionBody(request)
+            let id = try Self.jobID(context)
             return try Self.json(act(on: id) { directory, entry in
                 let queued = try directory.retry(entry)
                 return ["name": entry.name, "queued": "new/\(queued.fileName)"]
             })
         }
-        route(router, "/api/jobs/{id}/discard", .post) { request, context in
-            let id = try await authorizeAction(request, context)
+        route(router, actions, "/api/jobs/{id}/discard", .post) { request, context in
+            try await Self.dropActionBody(request)
+            let id = try Self.jobID(context)
             return try Self.json(act(on: id) { directory, entry in
                 try directory.discard(entry)
                 return ["name": entry.name, "discarded": "failed/\(entry.fileName)"]
             })
         }
-        route(router, "/api/flush", .post) { request, context in
-            _ = try await authorizeAction(request, context)
+        route(router, actions, "/api/flush", .post) { request, _ in
+            try await Self.dropActionBody(request)
             let summary: FlushSummary
             do {
                 summary = try await daemon.flush()
@@ -108,12 +146,14 @@ struct Dashboard: Sendable {
         }
     }
 
-    /// Registers `handler` for `method` at `path`, and a 405 that names it for the other methods.
+    /// Registers `handler` for `method` at `path` in `group` (behind its token middleware, if
+    /// any), and a 405 that names it for the other methods in `router`: a wrong method is
+    /// refused as such, token or not.
     private func route(
-        _ router: Router<BasicRequestContext>, _ path: RouterPath, _ method: HTTPRequest.Method,
-        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
+        _ router: Router<BasicRequestContext>, _ group: some RouterMethods<BasicRequestContext>, _ path: RouterPath,
+        _ method: HTTPRequest.Method, _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
     ) {
-        router.on(path, method: method, use: handler)
+        group.on(path, method: method, use: handler)
         for other in Self.methods where other != method {
             router.on(path, method: other) { _, _ -> Response in
                 var headers = HTTPFields()
@@ -171,49 +211,17 @@ struct Dashboard: Sendable {
     }
 
     private func spool() throws -> SpoolDirectory {
-        try SpoolDirectory(root: spoolURL, durability: .fsync)
+        switch openedSpool {
+        case let .success(spool): return spool
+        case let .failure(error):
+            throw HTTPError(.serviceUnavailable, message: "the spool could not be opened when the endpoint started: \(error)")
+        }
     }
 
-    // MARK: - Tokens
-
-    private func authorizeRead(_ request: Request) throws {
-        guard readsNeedToken else { return }
-        try authorize(request, allowingQuery: true)
-    }
-
-    /// Checks the token and reads (and drops) the body; returns the job ID of the path, if any.
-    private func authorizeAction(_ request: Request, _ context: BasicRequestContext) async throws -> String {
-        try authorize(request, allowingQuery: false)
+    /// Reads and drops an action's body (actions take none): 413 past ``maximumActionBody``.
+    private static func dropActionBody(_ request: Request) async throws {
         var request = request
-        _ = try await request.collectBody(upTo: Self.maximumActionBody)
-        return context.parameters.get("id") == nil ? "" : try Self.jobID(context)
-    }
-
-    private func authorize(_ request: Request, allowingQuery: Bool) throws {
-        guard let token else {
-            throw HTTPError(.forbidden, message: "actions are off: lineupd was started without --http-token-file")
-        }
-        var presented: Substring?
-        if let header = request.headers[.authorization] {
-            guard header.hasPrefix("Bearer ") else {
-                throw HTTPError(.unauthorized, headers: Self.challenge, message: "give the token as Authorization: Bearer TOKEN")
-            }
-            presented = header.dropFirst("Bearer ".count)
-        } else if allowingQuery, let query = request.uri.queryParameters.get("token") {
-            presented = Substring(query)
-        }
-        guard let presented else {
-            throw HTTPError(.unauthorized, headers: Self.challenge, message: "this needs the token of --http-token-file")
-        }
-        guard token.matches(presented) else {
-            throw HTTPError(.forbidden, message: "wrong token")
-        }
-    }
-
-    private static var challenge: HTTPFields {
-        var headers = HTTPFields()
-        headers[.wwwAuthenticate] = #"Bearer realm="lineupd""#
-        return headers
+        _ = try await request.collectBody(upTo: maximumActionBody)
     }
 
     // MARK: - Jobs
@@ -294,42 +302,16 @@ struct Dashboard: Sendable {
     }
 
     /// `text/event-stream`: a `status` event at once and every second, and each of the daemon's
-    /// events as it happens, until the client goes or the daemon stops.
+    /// events as it happens, until the client goes or the daemon stops (``DashboardFeed``).
     private func eventStream() -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
-        let daemon = self.daemon
-        let statusFrame: @Sendable () -> String = { [spoolURL] in
-            let snapshot = (try? SpoolDirectory(root: spoolURL, durability: .fsync))
-                .flatMap { try? StatusSnapshot($0).json() }
-            return snapshot.map { "event: status\ndata: \($0)\n\n" } ?? ""
-        }
+        let feed = self.feed
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                let (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
-                let feeder = Task {
-                    await withTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for await event in daemon.events() {
-                                continuation.yield(DashboardEvent(event).frame)
-                            }
-                        }
-                        group.addTask {
-                            while !Task.isCancelled {
-                                continuation.yield(statusFrame())
-                                try? await Task.sleep(for: .seconds(1))
-                            }
-                        }
-                        // The daemon stopped (its events ended): so does the stream.
-                        await group.next()
-                        group.cancelAll()
-                    }
-                    continuation.finish()
-                }
-                defer { feeder.cancel() }
-                for await frame in frames where !frame.isEmpty {
+                for await frame in await feed.subscribe() {
                     try await writer.write(ByteBuffer(string: frame))
                 }
                 try await writer.finish(nil)

@@ -50,9 +50,21 @@ struct HTTPEndpoint: Service {
     }
 
     func run() async throws {
+        // Opened once, for every request: opening makes the directories that are missing, which
+        // a request must not do. Not thrown: the daemon, which opens the spool too, stops with
+        // the error that says what is wrong with it, and the dashboard answers 503 meanwhile.
+        let spool = Result { () throws(SpoolError) in try SpoolDirectory(root: spoolURL, durability: .fsync) }
+        if case let .failure(error) = spool {
+            logger.warning("HTTP endpoint: cannot open the spool", metadata: ["error": "\(error)"])
+        }
+        let dashboard = Dashboard(
+            daemon: daemon, spoolURL: spoolURL, spool: spool, token: token, readsNeedToken: !Self.isLoopback(host), jobLog: jobLog,
+            logger: logger)
+        // Subscribed before the server answers, so that no stream misses what happens meanwhile.
+        let events = daemon.events()
         let router = Router()
         router.get("metrics") { _, _ in
-            await updateGauges()
+            await updateGauges(spool)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             let exposition = DaemonMetrics.addingHelp(to: registry.emitToString())
@@ -64,9 +76,7 @@ struct HTTPEndpoint: Service {
             headers[.contentType] = "application/json"
             return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
         }
-        Dashboard(
-            daemon: daemon, spoolURL: spoolURL, token: token, readsNeedToken: !Self.isLoopback(host), jobLog: jobLog, logger: logger)
-            .register(on: router)
+        dashboard.register(on: router)
         let logger = self.logger
         let application = Application(
             router: router,
@@ -76,17 +86,23 @@ struct HTTPEndpoint: Service {
                 logger.info("HTTP endpoint listening (/, /api, /metrics, /health)", metadata: ["address": "\(address)"])
             },
             logger: logger)
-        try await application.run()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Ends by itself when the daemon stops, which it does before the endpoint (the
+            // endpoint's service starts first and stops last): the event streams end with it.
+            group.addTask { await dashboard.runFeed(events) }
+            try await application.run()
+            group.cancelAll()
+        }
     }
 
-    private func updateGauges() async {
+    private func updateGauges(_ spool: Result<SpoolDirectory, SpoolError>) async {
         let status = await daemon.status()
         // As the status last counted them: a scrape never waits for a main context that a slow
         // flush holds.
         let unsavedRows = status?.mainContextUnsavedRows
         var queue: (count: Int, oldestDueSince: Date?) = (0, nil)
         do {
-            queue = try SpoolDirectory(root: spoolURL, durability: .none).queueSummary()
+            queue = try spool.get().queueSummary()
         } catch {
             logger.warning("metrics: cannot read the queue", metadata: ["error": "\(error)"])
         }

@@ -1,0 +1,15 @@
+public import LineupSpool
+
+extension StatusSnapshot {
+    /// Reads the spool at `directory`, with `daemonStatus` as its daemon's status rather than
+    /// the status file: for the dashboard, which runs in the daemon's process and asks the
+    /// daemon itself (``JobDaemon/status()``), where reading `status.json` again each second
+    /// would cost a file read and show a status up to one status interval old.
+    public init(_ directory: SpoolDirectory, daemonStatus: DaemonStatus?, recentFailureCount: Int = Self.recentFailureCount) throws {
+        let counts = try directory.counts()
+        self.counts = ["queued": counts.queued, "running": counts.running, "done": counts.done, "failed": counts.failed]
+        unrecognized = try directory.unrecognizedQueueEntries()
+        daemon = daemonStatus
+        recentFailures = Array(try Self.failures(in: directory).prefix(recentFailureCount))
+    }
+}
