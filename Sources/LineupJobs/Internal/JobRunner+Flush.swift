@@ -54,20 +54,7 @@ extension JobRunner {
         let report: FlushReport
         switch outcome.flush {
         case let .failure(error):
-            let group = acknowledgements.flushFailed(at: .now, Date())
-            let failures = acknowledgements.consecutiveFlushFailures
-            noteFlush(
-                DaemonStatus.Flush(
-                    at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)"))
-            logger.error(
-                "flush failed; its jobs stay unacknowledged until a flush succeeds",
-                metadata: [
-                    "reason": "\(reason)", "jobs": "\(group.count)", "failures_in_a_row": "\(failures)",
-                    "error": "\(error)",
-                ])
-            events.emit(.flushFailed(reason: reason, error: "\(error)"))
-            reportStalledAcknowledgements("flush failed (\(failures) in a row): \(error)")
-            writeStatus()
+            flushFailed(reason, error)
             completion?(.failure(error))
             return
         case let .success(flushed):
@@ -118,6 +105,23 @@ extension JobRunner {
         // is left to do.
         flushIfGroupIsFull()
         flushIfIdle()
+    }
+
+    /// The oldest group's flush failed: its jobs wait for the next flush, in front of those that
+    /// finished since.
+    private func flushFailed(_ reason: FlushSummary.Reason, _ error: any Error) {
+        let group = acknowledgements.flushFailed(at: .now, Date())
+        let failures = acknowledgements.consecutiveFlushFailures
+        noteFlush(
+            DaemonStatus.Flush(at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)"))
+        logger.error(
+            "flush failed; its jobs stay unacknowledged until a flush succeeds",
+            metadata: [
+                "reason": "\(reason)", "jobs": "\(group.count)", "failures_in_a_row": "\(failures)", "error": "\(error)",
+            ])
+        events.emit(.flushFailed(reason: reason, error: "\(error)"))
+        reportStalledAcknowledgements("flush failed (\(failures) in a row): \(error)")
+        writeStatus()
     }
 
     /// Keeps the flush for the status: the last one, and the last ones that did something.
