@@ -95,3 +95,19 @@ import Testing
         #expect(verdict(book, "b", after: ["a"]) == .waiting(inHand: [], unknown: ["a"]))
     }
 }
+
+extension DependencyBookTests {
+    @Test func onlyJobsWaitingForAJobInHandCountAgainstTheClaimWindow() {
+        var book = DependencyBook()
+        book.park("stats", on: ["import"], inHand: true)
+        book.park("export", on: ["later"], inHand: false)
+        #expect(book.parkedOnJobsInHandCount == 1)
+        // Judged again and parked only on an id not seen yet: it no longer counts.
+        book.park("stats", on: ["later"], inHand: false)
+        #expect(book.parkedOnJobsInHandCount == 0)
+        book.park("stats", on: ["import"], inHand: true)
+        _ = book.settle(claim: "stats", id: nil)
+        #expect(book.parkedOnJobsInHandCount == 0)
+        #expect(book.parkedCount == 1)
+    }
+}

@@ -32,9 +32,16 @@ struct DependencyBook {
     private var waitersByID: [String: Set<String>] = [:]
     /// The ids each parked job waits for, by its claim.
     private var awaitedByClaim: [String: Set<String>] = [:]
+    /// The parked jobs that wait for a job in hand (and not only for ids not seen yet).
+    private var waitingForJobsInHand: Set<String> = []
 
     /// How many jobs are parked.
     var parkedCount: Int { awaitedByClaim.count }
+
+    /// How many parked jobs wait for a job in hand. They count against the claim window, as
+    /// queued jobs do: they will run as soon as it settles. Jobs that wait only for ids not seen
+    /// yet do not count: they may wait long, and must not stop the claims that bring those ids.
+    var parkedOnJobsInHandCount: Int { waitingForJobsInHand.count }
 
     /// Whether the job with this id has parked jobs waiting for it (they want it flushed soon).
     func hasWaiters(forID id: String) -> Bool {
@@ -86,10 +93,14 @@ struct DependencyBook {
     }
 
     /// Parks the job until the jobs with `ids` settle; replaces what it waited for before.
-    mutating func park(_ claim: String, on ids: Set<String>) {
+    /// `inHand` says whether one of them is a job in hand (see ``parkedOnJobsInHandCount``).
+    mutating func park(_ claim: String, on ids: Set<String>, inHand: Bool = false) {
         unpark(claim)
         guard !ids.isEmpty else { return }
         awaitedByClaim[claim] = ids
+        if inHand {
+            waitingForJobsInHand.insert(claim)
+        }
         for id in ids {
             waitersByID[id, default: []].insert(claim)
         }
@@ -109,6 +120,7 @@ struct DependencyBook {
     }
 
     private mutating func unpark(_ claim: String) {
+        waitingForJobsInHand.remove(claim)
         guard let awaited = awaitedByClaim.removeValue(forKey: claim) else { return }
         for id in awaited {
             waitersByID[id]?.remove(claim)

@@ -99,8 +99,9 @@ extension JobRunner {
         completion?(.success(summary))
         if wasPaused, !isClaimingPaused {
             logger.info("jobs are acknowledged again; claiming again")
-            claimWhileRoom()
         }
+        // Claiming resumes, or dependents that waited in the claim window were settled.
+        claimWhileRoom()
         // Jobs that finished while this flush ran: at once if they are many, else if nothing else
         // is left to do.
         flushIfGroupIsFull()

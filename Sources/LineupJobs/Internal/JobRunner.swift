@@ -167,7 +167,7 @@ final class JobRunner: @unchecked Sendable {
     func claimWhileRoom() {
         assertOnCoordinator()
         let window = settings.withLock { $0.configuration.effectiveClaimWindow }
-        while !isStopping, queuedTaskCount < window, !isClaimingPaused {
+        while !isStopping, queuedTaskCount + dependencies.parkedOnJobsInHandCount < window, !isClaimingPaused {
             let claimed: ClaimedJob?
             do {
                 claimed = try jobs.claimNext()
@@ -325,7 +325,7 @@ final class JobRunner: @unchecked Sendable {
         }
         let awaited = inHand.union(unknown)
         let wasParked = !dependencies.awaitedIDs(of: record.claim).isEmpty
-        dependencies.park(record.claim, on: awaited)
+        dependencies.park(record.claim, on: awaited, inHand: !inHand.isEmpty)
         record.state = .waitingForDependencies(unresolved: awaited)
         if !wasParked {
             events.emit(.jobWaitingForDependencies(record.info, ids: awaited.sorted()))
