@@ -58,7 +58,8 @@ public final class PersistentContainer: Sendable {
 
     /// The pool's readers for `tasks` task contexts running at once: one each, so that no task
     /// waits for another's long read, and one more, so that a task whose enumeration holds a reader
-    /// and that reads again inside a batch always finds one; never fewer than the default.
+    /// (on PostgreSQL; on SQLite an enumeration opens a connection of its own) and that reads again
+    /// inside a batch always finds one; never fewer than the default.
     public static func readerCount(forConcurrentTasks tasks: Int) -> Int {
         max(SQLiteStore.defaultReaderCount, tasks + 1)
     }

@@ -1,7 +1,8 @@
 /// The connection a context reads the store with.
 ///
-/// Tasks' long reads (an export enumerating a table) hold one of the pool's readers for as long
-/// as they run, and there may be more of them than readers. The contexts that others wait for
+/// Tasks' long reads (an export enumerating a table) hold a connection for as long as they run:
+/// one of the pool's readers on PostgreSQL, where there may be more of them than readers, and on
+/// SQLite a connection of their own (see `pooledLongRead`). The contexts that others wait for
 /// synchronously must never wait behind them: every task's save waits for the main context, which
 /// reads the store when it checks a save (uniqueness, versions), and every flush waits for the
 /// main context and the writer (DESIGN §2: synchronous waits only go upward). So each level of
