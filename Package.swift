@@ -166,6 +166,7 @@ let package = Package(
             // Fuzz/ holds the fuzzers' inputs, seeds for scripts/fuzz.sh (see FUZZING.md).
             exclude: ["Fuzz"]
         ),
+        .testTarget(name: "LineupLockingTests", dependencies: ["LineupLocking"]),
         .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool", "LineupTestSupport"], exclude: ["Fuzz"]),
         // Fuzz/ holds the inputs the fuzzers found problems with (see FuzzRegressionTests).
         .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML", "LineupTestSupport"], exclude: ["Fuzz"]),

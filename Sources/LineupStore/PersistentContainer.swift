@@ -20,10 +20,11 @@ public final class PersistentContainer: Sendable {
     let store: any PersistentStore
     public let writerContext: ManagedObjectContext
     public let mainContext: ManagedObjectContext
-    /// Held for a whole flush: two flushes at once would have the second wait for the writer's
-    /// disk write on the main context's queue, stalling everything that uses the main context
-    /// meanwhile. They wait here instead.
-    private let flushLock = NSLock()
+    /// Whether a flush is under way: two flushes at once would have the second wait for the
+    /// writer's disk write on the main context's queue, stalling everything that uses the main
+    /// context meanwhile. The second waits for this to turn false instead (`Locked`'s wait, so
+    /// the lock itself is held only to flip the flag, never across the flush).
+    private let isFlushing = Locked(false)
 
     /// Opens the store at `url` and builds the stack on it: a file URL for SQLite, the embedded
     /// default, or `postgres://user:password@host:port/database` for PostgreSQL, which several
@@ -57,7 +58,8 @@ public final class PersistentContainer: Sendable {
 
     /// The pool's readers for `tasks` task contexts running at once: one each, so that no task
     /// waits for another's long read, and one more, so that a task whose enumeration holds a reader
-    /// and that reads again inside a batch always finds one; never fewer than the default.
+    /// (on PostgreSQL; on SQLite an enumeration opens a connection of its own) and that reads again
+    /// inside a batch always finds one; never fewer than the default.
     public static func readerCount(forConcurrentTasks tasks: Int) -> Int {
         max(SQLiteStore.defaultReaderCount, tasks + 1)
     }
@@ -112,8 +114,8 @@ public final class PersistentContainer: Sendable {
     /// keeps its changes for the next flush, as after any failed write.
     @discardableResult
     public func flush(including statements: [FlushStatement]) throws -> FlushReport {
-        flushLock.lock()
-        defer { flushLock.unlock() }
+        isFlushing.withLock(when: { !$0 }) { $0 = true }
+        defer { isFlushing.withLock { $0 = false } }
         let started = ContinuousClock.now
         let moved = try mainContext.performAndWait {
             let count = mainContext.pendingChanges().count

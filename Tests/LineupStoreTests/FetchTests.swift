@@ -288,4 +288,58 @@ import Testing
         #expect(try ratings(includingPendingChanges: true) == [.integer(2), .integer(3), .integer(5)])
         #expect(try ratings(includingPendingChanges: false) == [.integer(1), .integer(9)])
     }
+
+    /// No thread of its own: the batches come to the thread of the context's block, and a batch's
+    /// code can read the store again (a count) in a task context.
+    @Test(arguments: StoreKind.allCases) func theBatchesRunOnTheCallersThread(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
+        let seed = stack.container.newTaskContext(name: "seed")
+        try seed.performAndWait {
+            for rating in 0..<5 { seed.insertEntry("spot", rating: rating) }
+            try seed.save()
+        }
+        try stack.container.flush()
+        let reader = stack.container.newTaskContext(name: "reader")
+        var onCallersThread: [Bool] = []
+        var counts: [Int] = []
+        try reader.performAndWait {
+            let caller = Thread.current
+            try reader.enumerate(FetchRequest<Entry>(), batchSize: 2) { _ in
+                onCallersThread.append(Thread.current === caller)
+                counts.append(try reader.count(for: FetchRequest<Entry>()))
+            }
+        }
+        #expect(onCallersThread == [true, true, true])
+        #expect(counts == [5, 5, 5])
+    }
+
+    struct Stop: Error, Equatable {}
+
+    /// A batch's error ends the enumeration and comes out as it is, not as a store error; the
+    /// store is left as it was for the next read.
+    @Test(arguments: StoreKind.allCases) func aBatchsErrorEndsTheEnumerationAsItIs(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
+        let seed = stack.container.newTaskContext(name: "seed")
+        try seed.performAndWait {
+            for rating in 0..<5 { seed.insertEntry("spot", rating: rating) }
+            try seed.save()
+        }
+        try stack.container.flush()
+        let reader = stack.container.newTaskContext(name: "reader")
+        var batches = 0
+        #expect(throws: Stop.self) {
+            try reader.performAndWait {
+                try reader.enumerateObjectValues(FetchRequest<Entry>(), batchSize: 2) { _ in
+                    batches += 1
+                    throw Stop()
+                }
+            }
+        }
+        #expect(batches == 1)
+        var rows = 0
+        try reader.performAndWait {
+            try reader.enumerateObjectValues(FetchRequest<Entry>(), batchSize: 2) { rows += $0.count }
+        }
+        #expect(rows == 5)
+    }
 }

@@ -4,12 +4,12 @@ import LineupStore
 import Synchronization
 import Testing
 
-/// Long reads in task contexts (exports) hold the store's pooled readers. The main context and
-/// the writer must never wait for one: a save into the main context and a flush complete however
-/// many enumerations are open.
+/// Long reads in task contexts (exports) hold the store's pooled readers (on PostgreSQL; on
+/// SQLite each opens a connection of its own). The main context and the writer must never wait
+/// for one: a save into the main context and a flush complete however many enumerations are open.
 ///
 /// Timeline of each test: the enumerations start, each on its own thread, and stop inside their
-/// first batch on a latch the test holds (their cursors stay open, each on one pooled reader);
+/// first batch on a latch the test holds (their cursors stay open, each on its connection);
 /// then the import (or the main context's read) runs and must finish within `patience`; then the
 /// latch opens and the enumerations end.
 @Suite(.serialized) struct ReaderTests {
@@ -125,7 +125,8 @@ import Testing
 
 /// Enumerations of every journal entry, one batch of one row at a time, each in a task context
 /// on its own thread, that stop inside their first batch until ``finish()``: each holds one of
-/// the store's pooled readers meanwhile (the cursor is open on it).
+/// the store's pooled readers meanwhile on PostgreSQL, a connection of its own on SQLite (the
+/// cursor is open on it).
 final class HeldEnumerations: Sendable {
     private let started = DispatchSemaphore(value: 0)
     private let latch = DispatchSemaphore(value: 0)

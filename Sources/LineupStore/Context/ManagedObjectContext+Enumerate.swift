@@ -7,9 +7,10 @@ extension ManagedObjectContext {
     /// `body` must not keep them). Objects with unsaved changes are the context's own and are not
     /// forgotten.
     ///
-    /// The cursor holds one of the store's pooled readers until the last batch: in a task context,
-    /// an enumeration may wait for a reader that other tasks hold. The main context and the writer
-    /// never do: they open a connection of their own for the cursor.
+    /// The cursor holds a connection until the last batch. On SQLite, every enumeration opens a
+    /// connection of its own for it. On PostgreSQL, a task context's enumeration takes one of the
+    /// store's pooled readers, and may wait for one that other tasks hold; the main context and
+    /// the writer never do: they open a connection of their own for the cursor.
     public func enumerate<Object: ManagedObject>(
         _ request: FetchRequest<Object>, batchSize: Int, _ body: ([Object]) throws -> Void
     ) throws {
@@ -60,21 +61,8 @@ extension ManagedObjectContext {
             entity: entity, predicate: request.predicate.node,
             sorts: request.sortDescriptors.map { (entity.propertyIndex($0.property), $0.ascending) },
             limit: request.fetchLimit, offset: request.fetchOffset, columns: .all)
-        // GRDB runs a read on its reader's queue, but the batches belong on this context's queue:
-        // the cursor runs on its own thread and hands each batch over.
-        let channel = BatchChannel<[(ObjectID, RowSnapshot)]>()
-        let store = self.store
-        let reader = storeReader.forLongReads
-        Thread.detachNewThread {
-            do {
-                try store.enumerateRows(query, batchSize: batchSize, on: reader) { batch in
-                    guard channel.put(batch) else { throw CancellationError() }
-                }
-                channel.finish(nil)
-            } catch {
-                channel.finish(error is CancellationError ? nil : error)
-            }
-        }
-        try channel.consume(body)
+        // The store steps its cursor on this thread and calls `body` between the steps: the
+        // batches are used on this context's queue with no thread or hand-over between them.
+        try store.enumerateRows(query, batchSize: batchSize, on: storeReader.forLongReads, body)
     }
 }

@@ -37,10 +37,14 @@ public final class CoreDataStoreReader: Sendable {
 
     private let database: GRDB.DatabaseQueue
     private let path: String
-    /// Whether ``close()`` has run. SQLite must not be touched after that (GRDB's closed
-    /// connection is not safe to read), so every read holds this lock: reads and close are
-    /// serialized, as they would be on the connection's queue anyway.
-    private let isClosed = Locked(false)
+    private struct State {
+        /// Whether ``close()`` has run: SQLite must not be touched after that.
+        var isClosed = false
+        /// The reads under way, which ``close()`` waits for.
+        var reads = 0
+    }
+
+    private let state = Locked(State())
 
     /// Opens the Core Data store at `url` read-only, with its `-wal` and `-shm` files.
     ///
@@ -99,9 +103,9 @@ public final class CoreDataStoreReader: Sendable {
     /// batches of at most `batchSize` rows, from one consistent snapshot of the store.
     ///
     /// Memory stays bounded by one batch whatever the table size: rows come from an SQLite
-    /// cursor and each batch is released once `body` returns. `body` runs while the read
-    /// transaction is open, so it must not call back into this reader. An error thrown by
-    /// `body` stops the iteration and is rethrown as is.
+    /// cursor and each batch is released once `body` returns. `body` runs on the calling thread,
+    /// while the read transaction is open, so it must not call back into this reader. An error
+    /// thrown by `body` stops the iteration and is rethrown as is.
     ///
     /// - Parameters:
     ///   - name: The entity name, e.g. `JournalEntry`.
@@ -125,69 +129,83 @@ public final class CoreDataStoreReader: Sendable {
         }
         let layout = CoreDataRowLayout(storePath: path, entityName: entity.name, names: entity.attributes.map(\.name))
         let sql = Self.selectSQL(for: entity)
-        // GRDB runs a read on its own queue, but `body` belongs on the caller's (a context's
-        // queue, typically): the cursor runs on a thread of its own and hands each batch over.
-        let channel = BatchChannel<[CoreDataRow]>()
-        let path = self.path
-        Thread.detachNewThread { [self] in
-            do {
-                try isClosed.withLock { isClosed in
-                    guard !isClosed else {
-                        throw CoreDataStoreError(code: .readFailed, path: path, reason: "the reader was closed")
-                    }
-                    try database.read { db in
-                        let cursor = try GRDB.Row.fetchCursor(db, sql: sql)
-                        var batch: [CoreDataRow] = []
-                        batch.reserveCapacity(batchSize)
-                        var previousPrimaryKey = Int64.min
-                        while let row = try cursor.next() {
-                            let made = try Self.makeRow(row, of: entity, layout: layout, path: path)
-                            // SQLite walks the table's b-tree in key order; a damaged file can
-                            // break that without SQLite noticing, and the promise of ascending
-                            // keys with it (found by the core-data-store fuzzer).
-                            guard made.primaryKey > previousPrimaryKey else {
-                                throw CoreDataStoreError(
-                                    code: .malformedStore, path: path,
-                                    reason: "rows of \(entity.tableName) out of Z_PK order (\(made.primaryKey) after \(previousPrimaryKey)): the file is damaged; PRAGMA integrity_check says where")
-                            }
-                            previousPrimaryKey = made.primaryKey
-                            batch.append(made)
-                            if batch.count == batchSize {
-                                guard channel.put(batch) else { throw CancellationError() }
-                                batch.removeAll(keepingCapacity: true)
-                            }
+        // GRDB runs the read's closure on the calling thread (a `DispatchQueue.sync` onto the
+        // connection's queue), so `body` runs on the caller's thread between two steps of the
+        // cursor: no thread of its own, no hand-over.
+        var bodyError: (any Error)?
+        do {
+            try whileOpen {
+                try database.read { db in
+                    let cursor = try GRDB.Row.fetchCursor(db, sql: sql)
+                    var batch: [CoreDataRow] = []
+                    batch.reserveCapacity(batchSize)
+                    var previousPrimaryKey = Int64.min
+                    func hand() throws {
+                        do {
+                            try body(batch)
+                        } catch {
+                            bodyError = error
+                            throw error
                         }
-                        if !batch.isEmpty { _ = channel.put(batch) }
+                        batch.removeAll(keepingCapacity: true)
                     }
+                    while let row = try cursor.next() {
+                        let made = try Self.makeRow(row, of: entity, layout: layout, path: path)
+                        // SQLite walks the table's b-tree in key order; a damaged file can
+                        // break that without SQLite noticing, and the promise of ascending
+                        // keys with it (found by the core-data-store fuzzer).
+                        guard made.primaryKey > previousPrimaryKey else {
+                            throw CoreDataStoreError(
+                                code: .malformedStore, path: path,
+                                reason: "rows of \(entity.tableName) out of Z_PK order (\(made.primaryKey) after \(previousPrimaryKey)): the file is damaged; PRAGMA integrity_check says where")
+                        }
+                        previousPrimaryKey = made.primaryKey
+                        batch.append(made)
+                        if batch.count == batchSize { try hand() }
+                    }
+                    if !batch.isEmpty { try hand() }
                 }
-                channel.finish(nil)
-            } catch is CancellationError {
-                channel.finish(nil)
-            } catch let error as CoreDataStoreError {
-                channel.finish(error)
-            } catch {
-                channel.finish(
-                    CoreDataStoreError(
-                        code: .readFailed, path: path,
-                        reason: "reading the rows of \(entity.name) from table \(entity.tableName) failed",
-                        underlyingError: error))
             }
+        } catch {
+            // The body's own errors are rethrown as they are.
+            if let bodyError { throw bodyError }
+            if let error = error as? CoreDataStoreError { throw error }
+            throw CoreDataStoreError(
+                code: .readFailed, path: path,
+                reason: "reading the rows of \(entity.name) from table \(entity.tableName) failed",
+                underlyingError: error)
         }
-        // The body's own errors are rethrown as they are.
-        try channel.consume(body)
+    }
+
+    /// Runs `body` unless the reader is closed, and keeps ``close()`` waiting until it returns:
+    /// SQLite must not be touched after the close (GRDB's closed connection is not safe to read).
+    /// A count of reads rather than the lock held across them, since `body` runs the caller's code
+    /// between the batches: `Locked`'s lock is never held while that runs.
+    private func whileOpen(_ body: () throws -> Void) throws {
+        let path = self.path
+        try state.withLock { state in
+            guard !state.isClosed else {
+                throw CoreDataStoreError(code: .readFailed, path: path, reason: "the reader was closed")
+            }
+            state.reads += 1
+        }
+        defer { state.withLock { $0.reads -= 1 } }
+        try body()
     }
 
     /// Closes the SQLite connection now rather than when the reader is released. Any later
     /// read throws ``CoreDataStoreError/Code/readFailed``; closing twice does nothing.
     public func close() throws {
-        try isClosed.withLock { isClosed in
-            guard !isClosed else { return }
-            do {
-                try database.close()
-            } catch {
-                throw CoreDataStoreError(code: .readFailed, path: path, reason: "closing the store failed", underlyingError: error)
-            }
-            isClosed = true
+        // Marked closed first, so that no read begins; then closed once the reads under way end.
+        let isClosing = state.withLock(when: { $0.reads == 0 }) { state in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        guard isClosing else { return }
+        do {
+            try database.close()
+        } catch {
+            throw CoreDataStoreError(code: .readFailed, path: path, reason: "closing the store failed", underlyingError: error)
         }
     }
 

@@ -5,6 +5,11 @@ extension SQLiteStore {
     /// Runs a fetch with one cursor on one WAL snapshot (concurrently with the writer and other
     /// readers), handing out the rows in batches. The connection is held until the last batch has
     /// been handed out: a `body` that runs its caller's code needs `reader.forLongReads`.
+    ///
+    /// `body` runs inside GRDB's read, which runs its closure on the calling thread (a
+    /// `DispatchQueue.sync` onto the connection's queue): so the caller's code runs on its own
+    /// context's thread, between two steps of the cursor, with no thread of its own. An error that
+    /// `body` throws ends the read and is rethrown as it is.
     func enumerateRows(
         _ query: StoreQuery, batchSize: Int, on reader: StoreReader, _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
     ) throws {
@@ -26,24 +31,38 @@ extension SQLiteStore {
         let storeIdentifier = identifier
         let entityName = entity.name
         let nullRow = [StoreValue](repeating: .null, count: propertyCount)
-        try read(on: reader) { db in
-            let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
-            statement.bind(arguments)
-            defer { statement.reset() }
-            var batch: [(ObjectID, RowSnapshot)] = []
-            while try statement.step() {
-                var values = nullRow
-                for (column, index) in selected.enumerated() {
-                    values[index] = statement.value(at: Int32(column + 2))
-                }
-                let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, primaryKey: statement.int64(at: 0))
-                batch.append((id, RowSnapshot(values: values, stamp: statement.int64(at: 1))))
-                if batch.count == batchSize {
-                    try body(batch)
-                    batch.removeAll(keepingCapacity: true)
-                }
+        // `read(on:)` reports its own failures as store errors; the body's are the caller's.
+        var bodyError: (any Error)?
+        func hand(_ batch: [(ObjectID, RowSnapshot)]) throws {
+            do {
+                try body(batch)
+            } catch {
+                bodyError = error
+                throw error
             }
-            if !batch.isEmpty { try body(batch) }
+        }
+        do {
+            try read(on: reader) { db in
+                let statement = SQLiteStatement(try db.cachedStatement(sql: sql), in: db)
+                statement.bind(arguments)
+                defer { statement.reset() }
+                var batch: [(ObjectID, RowSnapshot)] = []
+                while try statement.step() {
+                    var values = nullRow
+                    for (column, index) in selected.enumerated() {
+                        values[index] = statement.value(at: Int32(column + 2))
+                    }
+                    let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, primaryKey: statement.int64(at: 0))
+                    batch.append((id, RowSnapshot(values: values, stamp: statement.int64(at: 1))))
+                    if batch.count == batchSize {
+                        try hand(batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                if !batch.isEmpty { try hand(batch) }
+            }
+        } catch {
+            throw bodyError ?? error
         }
     }
 
@@ -157,7 +176,7 @@ extension SQLiteStore {
                 // No transaction: only the writer context writes, and it is the one reading now,
                 // so nothing changes between the statements of this read.
                 return try pool.writeWithoutTransaction { db in try db.readOnly { try body(db) } }
-            case .dedicated:
+            case .dedicated, .pooledLongRead:
                 let connection = try Self.openReader(path: url.path, label: "lineup.store.dedicated-reader")
                 defer { try? connection.close() }
                 return try connection.read(body)

@@ -6,40 +6,43 @@ import LineupLocking
 import PostgresNIO
 
 /// One connection to PostgreSQL, used synchronously: the contexts run on their own queues and
-/// wait for the store, as they wait for SQLite. Each call blocks its thread on the connection's
-/// future, never an event loop's (postgres-nio's loops are its own): never call it from a Swift
-/// concurrency task's thread or an event loop.
+/// wait for the store, as they wait for SQLite. The statements run on postgres-nio's event loops;
+/// each call sleeps its thread until the loop answers (`Locked`'s wait, woken by the answer: no
+/// polling), so never call it from a Swift concurrency task's thread or an event loop.
 ///
 /// Public for what lives beside the store in the same database (LineupJobs keeps its jobs
 /// there); values go in and out as ``StoreValue``s.
 ///
 /// One thread at a time uses a session (the pool hands it out, or the one context that owns it
-/// calls it on its queue); `lock` makes that so even for a caller that forgets.
+/// calls it on its queue); a caller that forgets waits for the statement under way.
 ///
 /// A connection that the server dropped (a restart, a failover, a proxy's idle timeout) is made
 /// again at the next statement that begins no transaction's middle: the statement that met the
 /// drop fails, and so does the rest of a transaction it cut, but the session itself lives on. A
 /// store's writer and reserved reader are sessions held for the store's life, and without this a
 /// restart of the server failed every later flush.
-public final class PostgresSession: @unchecked Sendable {
-    // @unchecked Sendable: `connection`, `isClosed` and `isInTransaction` are only touched under
-    // `lock`; the rest is immutable (and `PostgresConnection` is Sendable).
-    private var connection: PostgresConnection
+public final class PostgresSession: Sendable {
+    private struct State {
+        var link: Link
+        /// Set by `close()`.
+        var isClosed = false
+        /// Between a `transaction`'s BEGIN and its end: a connection lost there is not made again,
+        /// since the statements after it would run outside the transaction.
+        var isInTransaction = false
+        /// A statement, a reconnection or the closing is under way; the next waits for it. (A
+        /// flag rather than the lock held across the statement: `Locked`'s lock is never held
+        /// while a thread waits.)
+        var isBusy = false
+    }
+
+    private let state: Locked<State>
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
-    private let lock = NSLock()
-    /// Set by `close()`, under `lock`.
-    private var isClosed = false
-    /// Between a `transaction`'s BEGIN and its end, under `lock`: a connection lost there is not
-    /// made again, since the statements after it would run outside the transaction.
-    private var isInTransaction = false
     /// The database's URL without its password, for messages.
     public let location: String
 
-    private init(
-        connection: PostgresConnection, configuration: PostgresConnection.Configuration, logger: Logger, location: String
-    ) {
-        self.connection = connection
+    private init(link: Link, configuration: PostgresConnection.Configuration, logger: Logger, location: String) {
+        self.state = Locked(State(link: link))
         self.configuration = configuration
         self.logger = logger
         self.location = location
@@ -47,18 +50,19 @@ public final class PostgresSession: @unchecked Sendable {
 
     static func connect(_ configuration: PostgresConnection.Configuration, location: String, logger: Logger) throws -> PostgresSession {
         PostgresSession(
-            connection: try open(configuration, location: location, logger: logger), configuration: configuration,
+            link: try open(configuration, location: location, logger: logger), configuration: configuration,
             logger: logger, location: location)
     }
 
     private static func open(
         _ configuration: PostgresConnection.Configuration, location: String, logger: Logger
-    ) throws -> PostgresConnection {
+    ) throws -> Link {
         do {
-            return try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
-                id: lastConnectionID.withLock { $0 += 1; return $0 }, logger: logger
-            ).wait()
+            return Link(
+                try answer(
+                    to: PostgresConnection.connect(
+                        on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
+                        id: lastConnectionID.withLock { $0 += 1; return $0 }, logger: logger)))
         } catch {
             throw StoreError(.postgres, "\(location): cannot connect: \(PostgresSession.describe(error))", underlying: error)
         }
@@ -90,8 +94,8 @@ public final class PostgresSession: @unchecked Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     public func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         try execute(begin)
-        lock.withLock { isInTransaction = true }
-        defer { lock.withLock { isInTransaction = false } }
+        state.withLock { $0.isInTransaction = true }
+        defer { state.withLock { $0.isInTransaction = false } }
         do {
             let result = try body()
             try execute("COMMIT")
@@ -111,17 +115,21 @@ public final class PostgresSession: @unchecked Sendable {
     }
 
     public func close() {
-        lock.withLock {
-            guard !isClosed else { return }
-            isClosed = true
-            _ = try? connection.close().wait()
+        let link = state.withLock(when: { !$0.isBusy }) { state -> Link? in
+            guard !state.isClosed else { return nil }
+            state.isClosed = true
+            return state.link
         }
+        guard let link else { return }
+        _ = try? Self.answer(to: link.connection.close())
     }
 
     /// Calls `onNotification` with the payload of each `NOTIFY` on `channel`, on one of
     /// postgres-nio's event loops (keep it short), until the session is closed.
     public func listen(to channel: String, onNotification: @escaping @Sendable (String) -> Void) throws {
-        connection.addListener(channel: channel) { _, notification in onNotification(notification.payload) }
+        state.withLock { $0.link }.connection.addListener(channel: channel) { _, notification in
+            onNotification(notification.payload)
+        }
         try execute("LISTEN \(channel)")
     }
 
@@ -129,56 +137,50 @@ public final class PostgresSession: @unchecked Sendable {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments { try bindings.append(storeValue: argument) }
         let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
-        do {
-            return try lock.withLock {
-                // A query on a connection closed here never completes (postgres-nio drops it):
-                // refuse it, as SQLite refuses a closed database.
-                guard !isClosed else {
-                    throw StoreError(.postgres, "\(location): the connection is closed")
-                }
-                if connection.isClosed {
-                    guard !isInTransaction else {
-                        throw StoreError(.postgres, "\(location): the server closed the connection in the middle of a transaction")
-                    }
-                    connection = try Self.open(configuration, location: location, logger: logger)
-                    logger.warning("connected again: the server had closed the connection", metadata: ["database": "\(location)"])
-                }
-                return try answer(to: connection.query(query, logger: logger), on: connection)
+        let location = self.location
+        let (taken, isInTransaction) = try state.withLock(when: { !$0.isBusy }) { state in
+            // A query on a connection closed here never completes (postgres-nio drops it):
+            // refuse it, as SQLite refuses a closed database.
+            guard !state.isClosed else {
+                throw StoreError(.postgres, "\(location): the connection is closed")
             }
+            state.isBusy = true
+            return (state.link, state.isInTransaction)
+        }
+        defer { state.withLock { $0.isBusy = false } }
+        var link = taken
+        if link.connection.isClosed {
+            guard !isInTransaction else {
+                throw StoreError(.postgres, "\(location): the server closed the connection in the middle of a transaction")
+            }
+            link = try Self.open(configuration, location: location, logger: logger)
+            state.withLock { $0.link = link }
+            logger.warning("connected again: the server had closed the connection", metadata: ["database": "\(location)"])
+        }
+        do {
+            return try link.answer(to: link.connection.query(query, logger: logger), location: location)
         } catch let error as PSQLError {
             throw StoreError(.postgres, "\(location): \(PostgresSession.describe(error))", underlying: error)
         }
     }
 
     /// How long a statement may stay unanswered once its connection reports closed.
-    static let closedConnectionGrace = Duration.seconds(1)
+    static let closedConnectionGrace = TimeAmount.seconds(1)
 
-    /// Waits for a statement's answer, which a closed connection may never give: postgres-nio
-    /// writes a query to its channel without a promise, so a query that reaches a channel closed
-    /// after `run` saw it open (the server dropped it in between) is lost, and `wait()` on it
-    /// never returned, holding the session's lock (a test that dropped every connection of a
-    /// daemon hung so, once in twenty runs). Once the connection reports closed, a statement
-    /// still unanswered after ``closedConnectionGrace`` fails; a statement on an open connection
-    /// is waited for however long it runs.
-    private func answer<Value: Sendable>(
-        to future: EventLoopFuture<Value>, on connection: PostgresConnection
+    /// The value of `future`, for a synchronous caller: the thread sleeps until the event loop
+    /// completes it. The one way this module waits for NIO (in place of `EventLoopFuture.wait()`,
+    /// which would be a second waiting mechanism beside `Locked`'s).
+    fileprivate static func answer<Value: Sendable>(
+        to future: EventLoopFuture<Value>, whileWaiting: (Locked<Result<Value, any Error>?>) -> Void = { _ in }
     ) throws -> Value {
-        let answered = DispatchSemaphore(value: 0)
+        // On the loop that completes the future, the wait would never end.
+        precondition(!future.eventLoop.inEventLoop, "a PostgreSQL session is used on one of its event loops")
         let outcome = Locked<Result<Value, any Error>?>(nil)
         future.whenComplete { result in
-            outcome.withLock { $0 = result }
-            answered.signal()
+            outcome.withLock { if $0 == nil { $0 = result } }
         }
-        var giveUpAt: ContinuousClock.Instant?
-        while answered.wait(timeout: .now() + .milliseconds(250)) == .timedOut {
-            guard connection.isClosed else { continue }
-            let now = ContinuousClock.now
-            if let giveUpAt, now >= giveUpAt {
-                throw StoreError(.postgres, "\(location): the connection closed before the server answered the statement")
-            }
-            giveUpAt = giveUpAt ?? now + Self.closedConnectionGrace
-        }
-        return try outcome.withLock { $0! }.get()
+        whileWaiting(outcome)
+        return try outcome.withLock(when: { $0 != nil }) { $0! }.get()
     }
 
     /// The server's message and SQLSTATE, which `PSQLError`'s own description hides.
@@ -198,6 +200,65 @@ public final class PostgresSession: @unchecked Sendable {
 
     /// The last connection's id, for postgres-nio's log lines.
     private static let lastConnectionID = Locked(0)
+}
+
+/// One connection to the server, and the event that ends a statement its closing left unanswered.
+///
+/// postgres-nio writes a query to its channel without a promise, so a query that reaches a
+/// channel closed after `run` saw it open (the server dropped it in between) is never answered
+/// (a test that dropped every connection of a daemon hung so, once in twenty runs). So the close
+/// of the connection arms a timer on its event loop: a statement still unanswered
+/// ``PostgresSession/closedConnectionGrace`` after it fails, and so does any statement sent on
+/// the connection after that. A statement on an open connection is waited for however long it
+/// runs.
+private final class Link: Sendable {
+    let connection: PostgresConnection
+
+    private struct Watch {
+        /// Fails the statement under way, if one is.
+        var giveUp: (@Sendable () -> Void)?
+        var isPastGrace = false
+    }
+
+    private let watch = Locked(Watch())
+
+    init(_ connection: PostgresConnection) {
+        self.connection = connection
+        // Registered once per connection, not per statement: a callback on `closeFuture` stays
+        // until the connection closes, and a store's writer runs millions of statements on one.
+        let watch = self.watch
+        connection.closeFuture.whenComplete { _ in
+            connection.eventLoop.scheduleTask(in: PostgresSession.closedConnectionGrace) { Self.endGrace(watch) }
+        }
+    }
+
+    /// The answer to a statement sent on this connection.
+    func answer<Value: Sendable>(to future: EventLoopFuture<Value>, location: String) throws -> Value {
+        defer { watch.withLock { $0.giveUp = nil } }
+        return try PostgresSession.answer(to: future) { outcome in
+            let giveUp: @Sendable () -> Void = {
+                outcome.withLock {
+                    if $0 == nil {
+                        $0 = .failure(
+                            StoreError(.postgres, "\(location): the connection closed before the server answered the statement"))
+                    }
+                }
+            }
+            let isPastGrace = watch.withLock { watch in
+                watch.giveUp = giveUp
+                return watch.isPastGrace
+            }
+            if isPastGrace { giveUp() }
+        }
+    }
+
+    private static func endGrace(_ watch: Locked<Watch>) {
+        let giveUp = watch.withLock { watch in
+            watch.isPastGrace = true
+            return watch.giveUp
+        }
+        giveUp?()
+    }
 }
 
 extension PostgresBindings {

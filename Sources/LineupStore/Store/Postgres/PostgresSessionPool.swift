@@ -1,15 +1,20 @@
 import Foundation
+import LineupLocking
 
 /// The connections that task contexts read with: at most `capacity`, opened on first need. A read
 /// waits while every one is in use, as a task waits for one of SQLite's pooled readers. A
 /// connection whose call failed is closed, not reused: the next use connects afresh, so a pool
 /// outlives a server's restart.
-public final class PostgresSessionPool: @unchecked Sendable {
-    // @unchecked Sendable: `idle` and `opened` are only touched under `condition`'s lock; the
-    // rest is immutable.
-    private let condition = NSCondition()
-    private var idle: [PostgresSession] = []
-    private var opened = 0
+///
+/// A read that finds none free sleeps in `Locked`'s wait until a check-in or a discard changes the
+/// counts. Connecting and closing happen outside the lock.
+public final class PostgresSessionPool: Sendable {
+    private struct Sessions {
+        var idle: [PostgresSession] = []
+        var opened = 0
+    }
+
+    private let sessions = Locked(Sessions())
     private let capacity: Int
     private let connect: @Sendable () throws -> PostgresSession
 
@@ -34,45 +39,35 @@ public final class PostgresSessionPool: @unchecked Sendable {
     }
 
     public func close() {
-        condition.lock()
-        let sessions = idle
-        idle = []
-        condition.unlock()
-        for session in sessions { session.close() }
+        let idle = sessions.withLock { sessions in
+            defer { sessions.idle = [] }
+            return sessions.idle
+        }
+        for session in idle { session.close() }
     }
 
     private func checkOut() throws -> PostgresSession {
-        condition.lock()
-        while idle.isEmpty && opened >= capacity { condition.wait() }
-        if let session = idle.popLast() {
-            condition.unlock()
-            return session
+        let capacity = self.capacity
+        let reused = sessions.withLock(when: { !$0.idle.isEmpty || $0.opened < capacity }) { sessions -> PostgresSession? in
+            if let session = sessions.idle.popLast() { return session }
+            sessions.opened += 1
+            return nil
         }
-        opened += 1
-        condition.unlock()
+        if let reused { return reused }
         do {
             return try connect()
         } catch {
-            condition.lock()
-            opened -= 1
-            condition.signal()
-            condition.unlock()
+            sessions.withLock { $0.opened -= 1 }
             throw error
         }
     }
 
     private func checkIn(_ session: PostgresSession) {
-        condition.lock()
-        idle.append(session)
-        condition.signal()
-        condition.unlock()
+        sessions.withLock { $0.idle.append(session) }
     }
 
     private func discard(_ session: PostgresSession) {
         session.close()
-        condition.lock()
-        opened -= 1
-        condition.signal()
-        condition.unlock()
+        sessions.withLock { $0.opened -= 1 }
     }
 }

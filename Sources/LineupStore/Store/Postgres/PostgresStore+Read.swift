@@ -128,7 +128,7 @@ extension PostgresStore {
     /// Runs `body` with the connection that `reader` names.
     func withSession<T>(for reader: StoreReader, _ body: (PostgresSession) throws -> T) throws -> T {
         switch reader {
-        case .pooled:
+        case .pooled, .pooledLongRead:
             return try pool.withSession(body)
         case .reserved:
             return try body(reserved)
