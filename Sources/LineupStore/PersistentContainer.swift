@@ -18,7 +18,11 @@ import LineupLocking
 public final class PersistentContainer: Sendable {
     /// The store under the writer context. Nothing above the writer knows which store it is.
     let store: any PersistentStore
+    /// The private-queue context that owns the store: its save is the one write to disk (one
+    /// transaction). Only the flush saves it; read through the main context or a task's.
     public let writerContext: ManagedObjectContext
+    /// The context whose parent is the writer, on a serial queue of its own (never the process's
+    /// main queue): task contexts save into it, and ``flush()`` moves its changes down.
     public let mainContext: ManagedObjectContext
     /// Whether a flush is under way: two flushes at once would have the second wait for the
     /// writer's disk write on the main context's queue, stalling everything that uses the main
@@ -140,6 +144,7 @@ public struct FlushReport: Sendable {
     public let rowsFromMain: Int
     /// Changed rows written to disk (including any left in the writer by an earlier failed flush).
     public let rowsWritten: Int
+    /// How long the flush took, from its start to the writer's commit.
     public let duration: Duration
     /// The part of `duration` spent moving the changes from the main context into the writer
     /// (the main context's queue is busy meanwhile); the rest is the writer's disk write.

@@ -114,6 +114,8 @@ public final class PostgresSession: Sendable {
         close()
     }
 
+    /// Closes the connection, once the call under way (if any) has ended. Later calls throw;
+    /// closing again does nothing.
     public func close() {
         let link = state.withLock(when: { !$0.isBusy }) { state -> Link? in
             guard !state.isClosed else { return nil }

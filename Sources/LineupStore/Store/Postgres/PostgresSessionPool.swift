@@ -18,6 +18,7 @@ public final class PostgresSessionPool: Sendable {
     private let capacity: Int
     private let connect: @Sendable () throws -> PostgresSession
 
+    /// Makes a pool of at most `capacity` connections, each opened by `connect` when first needed.
     public init(capacity: Int, connect: @escaping @Sendable () throws -> PostgresSession) {
         precondition(capacity > 0, "a pool needs at least one connection")
         self.capacity = capacity
@@ -38,6 +39,8 @@ public final class PostgresSessionPool: Sendable {
         }
     }
 
+    /// Closes the idle connections. Call it once no read uses the pool: a connection checked out
+    /// meanwhile comes back idle, and is closed when it goes (``PostgresSession``'s `deinit`).
     public func close() {
         let idle = sessions.withLock { sessions in
             defer { sessions.idle = [] }
