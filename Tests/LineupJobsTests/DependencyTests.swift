@@ -131,3 +131,34 @@ import Testing
         try await harness.stop(run)
     }
 }
+
+extension DependencyTests {
+    /// A dependency that no job of this run settles, but that turns up settled in `done/` (moved
+    /// there by an earlier run's recovery, say) while its dependent waits: when the wait for the
+    /// unknown id is up, the dependent is judged again and runs, rather than waiting forever or
+    /// failing for an id that is done.
+    @Test func dependencyThatTurnsUpInDoneWhileItsDependentWaitsIsSatisfied() async throws {
+        let earlier = try DaemonHarness()
+        defer { earlier.removeFiles() }
+        var (earlierEvents, earlierRun) = try await earlier.start()
+        let importJob = try earlier.enqueue(["kind": "insert-rows", "count": 1, "id": "import"])
+        try await earlierEvents.finished(importJob.name)
+        try await earlier.stop(earlierRun)
+
+        let harness = try DaemonHarness { $0.dependencyWaitTimeout = .milliseconds(200) }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let statistics = try harness.enqueue(["kind": "count-rows", "after": ["import"]])
+        try await events.next {
+            if case let .jobWaitingForDependencies(info, _) = $0 { info.name == statistics.name } else { false }
+        }
+        for entry in try earlier.spool.entries(.done) {
+            let destination = harness.spool.directory(.done).appending(path: entry.fileName)
+            try FileManager.default.copyItem(at: entry.url, to: destination)
+        }
+        try await events.finished(statistics.name)
+        try await harness.daemon.flush()
+        #expect(try harness.spool.entries(.done).map(\.name).contains(statistics.name))
+        try await harness.stop(run)
+    }
+}

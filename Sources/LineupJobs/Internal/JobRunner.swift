@@ -349,20 +349,21 @@ final class JobRunner: @unchecked Sendable {
     }
 
     /// The wait for ids that no job had is up: fails the job if some still have none, unless
-    /// those are scheduled for later or held by another daemon.
+    /// those are scheduled for later or held by another daemon. If what it waits for has changed
+    /// meanwhile without a settlement in this run to wake it (a job settled by an earlier run
+    /// turned up in `done/`, say), it is judged again now.
     private func dependencyWaitExpired(claim: String, timeout: Duration) {
-        guard !isStopping, let record = live[claim], let file = record.file,
-            case let .waiting(_, unknown) = dependencies.verdict(for: claim, after: file.after, settled: { self.jobs.settledOutcome(ofJobID: $0) })
-        else {
-            live[claim]?.awaitsUnknownDependencies = false
-            return
-        }
-        guard !unknown.isEmpty else {
-            record.awaitsUnknownDependencies = false
+        guard !isStopping, let record = live[claim], case .waitingForDependencies = record.state, let file = record.file
+        else { return }
+        record.awaitsUnknownDependencies = false
+        let verdict = dependencies.verdict(for: claim, after: file.after) { self.jobs.settledOutcome(ofJobID: $0) }
+        guard case let .waiting(_, unknown) = verdict, !unknown.isEmpty else {
+            resolveDependencies(record)
             return
         }
         // A job scheduled for later is waited for however long that is.
         if let pending = try? jobs.pendingJobIDs(among: unknown), !pending.isEmpty {
+            record.awaitsUnknownDependencies = true
             coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
                 self.dependencyWaitExpired(claim: claim, timeout: timeout)
             }
