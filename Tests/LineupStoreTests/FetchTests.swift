@@ -201,15 +201,24 @@ import Testing
 }
 
 @Suite struct EnumerateTests {
-    @Test(arguments: StoreKind.allCases) func enumeratesInBatchesInOrderAndForgetsEachBatch(_ store: StoreKind) throws {
+    /// A stack whose store holds one entry at "spot" for each of `ratings`, flushed to disk, and
+    /// a task context to read them with.
+    static func readerOfFlushedEntries(
+        _ store: StoreKind, ratings: Range<Int>
+    ) throws -> (TemporaryStack, ManagedObjectContext) {
         let stack = try TemporaryStack(store)
         let seed = stack.container.newTaskContext(name: "seed")
         try seed.performAndWait {
-            for rating in 0..<25 { seed.insertEntry("spot", rating: rating) }
+            for rating in ratings { seed.insertEntry("spot", rating: rating) }
             try seed.save()
         }
         try stack.container.flush()
-        let reader = stack.container.newTaskContext(name: "reader")
+        return (stack, stack.container.newTaskContext(name: "reader"))
+    }
+
+    @Test(arguments: StoreKind.allCases) func enumeratesInBatchesInOrderAndForgetsEachBatch(_ store: StoreKind) throws {
+        let (stack, reader) = try Self.readerOfFlushedEntries(store, ratings: 0..<25)
+        defer { withExtendedLifetime(stack) {} }
         var sizes: [Int] = []
         var ratings: [Int] = []
         try reader.performAndWait {
@@ -292,14 +301,8 @@ import Testing
     /// No thread of its own: the batches come to the thread of the context's block, and a batch's
     /// code can read the store again (a count) in a task context.
     @Test(arguments: StoreKind.allCases) func theBatchesRunOnTheCallersThread(_ store: StoreKind) throws {
-        let stack = try TemporaryStack(store)
-        let seed = stack.container.newTaskContext(name: "seed")
-        try seed.performAndWait {
-            for rating in 0..<5 { seed.insertEntry("spot", rating: rating) }
-            try seed.save()
-        }
-        try stack.container.flush()
-        let reader = stack.container.newTaskContext(name: "reader")
+        let (stack, reader) = try Self.readerOfFlushedEntries(store, ratings: 0..<5)
+        defer { withExtendedLifetime(stack) {} }
         var onCallersThread: [Bool] = []
         var counts: [Int] = []
         try reader.performAndWait {
@@ -318,14 +321,8 @@ import Testing
     /// A batch's error ends the enumeration and comes out as it is, not as a store error; the
     /// store is left as it was for the next read.
     @Test(arguments: StoreKind.allCases) func aBatchsErrorEndsTheEnumerationAsItIs(_ store: StoreKind) throws {
-        let stack = try TemporaryStack(store)
-        let seed = stack.container.newTaskContext(name: "seed")
-        try seed.performAndWait {
-            for rating in 0..<5 { seed.insertEntry("spot", rating: rating) }
-            try seed.save()
-        }
-        try stack.container.flush()
-        let reader = stack.container.newTaskContext(name: "reader")
+        let (stack, reader) = try Self.readerOfFlushedEntries(store, ratings: 0..<5)
+        defer { withExtendedLifetime(stack) {} }
         var batches = 0
         #expect(throws: Stop.self) {
             try reader.performAndWait {
