@@ -119,7 +119,8 @@ struct DependencyBook {
         return waiters
     }
 
-    private mutating func unpark(_ claim: String) {
+    /// The job no longer waits (it is ready, or judged again): it is not parked.
+    mutating func unpark(_ claim: String) {
         waitingForJobsInHand.remove(claim)
         guard let awaited = awaitedByClaim.removeValue(forKey: claim) else { return }
         for id in awaited {

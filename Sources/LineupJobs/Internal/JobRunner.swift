@@ -294,10 +294,9 @@ final class JobRunner: @unchecked Sendable {
     func resolveDependencies(_ record: JobRecord) {
         assertOnCoordinator()
         guard let file = record.file, !record.isSettled else { return }
-        let verdict = dependencies.verdict(for: record.claim, after: file.after) { self.jobs.settledOutcome(ofJobID: $0) }
-        switch verdict {
+        switch verdict(on: file, of: record.claim) {
         case .ready:
-            dependencies.park(record.claim, on: [])
+            dependencies.unpark(record.claim)
             startAttempt(record)
         case let .cycle(through: id):
             failPermanently(
@@ -313,6 +312,12 @@ final class JobRunner: @unchecked Sendable {
         case let .waiting(inHand, unknown):
             park(record, inHand: inHand, unknown: unknown)
         }
+    }
+
+    /// What the job's `after` list comes to now; the job storage tells how jobs not in hand were
+    /// settled.
+    private func verdict(on file: JobFile, of claim: String) -> DependencyBook.Verdict {
+        dependencies.verdict(for: claim, after: file.after) { jobs.settledOutcome(ofJobID: $0) }
     }
 
     /// Parks the job until the jobs it waits for settle. A dependency that has finished and only
@@ -356,8 +361,7 @@ final class JobRunner: @unchecked Sendable {
         guard !isStopping, let record = live[claim], case .waitingForDependencies = record.state, let file = record.file
         else { return }
         record.awaitsUnknownDependencies = false
-        let verdict = dependencies.verdict(for: claim, after: file.after) { self.jobs.settledOutcome(ofJobID: $0) }
-        guard case let .waiting(_, unknown) = verdict, !unknown.isEmpty else {
+        guard case let .waiting(_, unknown) = verdict(on: file, of: claim), !unknown.isEmpty else {
             resolveDependencies(record)
             return
         }
