@@ -145,7 +145,8 @@ extension DependencyTests {
         try await earlierEvents.finished(importJob.name)
         try await earlier.stop(earlierRun)
 
-        let harness = try DaemonHarness { $0.dependencyWaitTimeout = .milliseconds(200) }
+        // Long enough that the copy below lands before the wait is up, even on a loaded machine.
+        let harness = try DaemonHarness { $0.dependencyWaitTimeout = .seconds(2) }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
         let statistics = try harness.enqueue(["kind": "count-rows", "after": ["import"]])
