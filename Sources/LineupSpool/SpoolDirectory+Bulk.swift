@@ -149,7 +149,7 @@ extension SpoolDirectory {
     /// Records the outcome of lines of bulk files: one append and one fsync to each bulk's
     /// ledger; a failed line also goes to `failed/`. A line settled already is skipped. A bulk
     /// whose every line now has an outcome moves to `done/`.
-    func settleLines(_ lines: [(job: ClaimedJob, report: Data)], in state: SpoolState) throws(SpoolError) {
+    func settleLines(_ lines: [(job: ClaimedJob, report: Data)], in state: JobState) throws(SpoolError) {
         guard !lines.isEmpty else { return }
         try syncClaims()
         var byBulk: [String: [(job: ClaimedJob, report: Data)]] = [:]
@@ -239,7 +239,7 @@ extension SpoolDirectory {
 
     /// Renames a bulk's ledger from `active/` to `<stem>.results.jsonl` in `state`'s directory;
     /// a bulk with no ledger (no line had an outcome) gets an empty one.
-    func moveLedger(of fileName: JobFileName, into state: SpoolState) throws(SpoolError) {
+    func moveLedger(of fileName: JobFileName, into state: JobState) throws(SpoolError) {
         let ledger = path(of: .running) + "/" + fileName.ledgerName
         let results = path(of: state) + "/" + fileName.resultReportName
         // Moved already by a try that stopped before the bulk file moved.

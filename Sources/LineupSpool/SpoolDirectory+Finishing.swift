@@ -113,7 +113,7 @@ extension SpoolDirectory {
     }
 
     /// Writes the reports, then moves the job files, as the protocol orders it.
-    func finish(_ jobs: [(ClaimedJob, Data)], in state: SpoolState) throws(SpoolError) {
+    func finish(_ jobs: [(ClaimedJob, Data)], in state: JobState) throws(SpoolError) {
         let lines = jobs.filter { $0.0.bulkLine != nil }
         if !lines.isEmpty {
             try settleLines(lines.map { (job: $0.0, report: $0.1) }, in: state)
@@ -164,7 +164,7 @@ extension SpoolDirectory {
     }
 
     /// Writes a report into `tmp/` under the dot-name recovery knows as a report temporary.
-    private func stage(_ report: Data, of job: ClaimedJob, for state: SpoolState) throws(SpoolError) -> StagedReport {
+    private func stage(_ report: Data, of job: ClaimedJob, for state: JobState) throws(SpoolError) -> StagedReport {
         if job.bulkLine != nil {
             // Its report goes into its bulk's ledger, in one append with the others of its group.
             return StagedReport(job: job, temporaryPath: "", reportName: "", lineReport: report)
@@ -178,7 +178,7 @@ extension SpoolDirectory {
     /// Renames the staged reports into `state`'s directory, then the job files beside them,
     /// with one directory sync after each half: a job file never reaches `done/` or `failed/`
     /// before its report is there, durably, nor before its claim is.
-    private func move(_ staged: [StagedReport], into state: SpoolState) throws(SpoolError) {
+    private func move(_ staged: [StagedReport], into state: JobState) throws(SpoolError) {
         let lines = staged.compactMap { report in report.lineReport.map { (job: report.job, report: $0) } }
         if !lines.isEmpty {
             try settleLines(lines, in: state)
@@ -219,7 +219,7 @@ extension SpoolDirectory {
         try syncIfDurable(state)
     }
 
-    func reportFileName(for fileName: JobFileName, in state: SpoolState) -> String {
+    func reportFileName(for fileName: JobFileName, in state: JobState) -> String {
         state == .done ? fileName.resultReportName : fileName.errorReportName
     }
 }

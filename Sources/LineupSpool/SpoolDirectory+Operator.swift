@@ -15,7 +15,7 @@ extension SpoolDirectory {
 
     /// The job files in `state` whose job id (the file's `id` field) or enqueued name is `id`.
     /// A file that cannot be read or decoded matches by its name only.
-    public func entries(_ state: SpoolState, matching id: String) throws(SpoolError) -> [SpoolEntry] {
+    public func entries(_ state: JobState, matching id: String) throws(SpoolError) -> [SpoolEntry] {
         try entries(state).filter { entry in
             entry.name == id || jobFile(of: entry)?.id == id
         }

@@ -51,7 +51,7 @@ extension SpoolDirectory {
     /// The ids that the jobs in `new/` and `active/` wait for, bulk lines included.
     private func dependencyIDs() throws(SpoolError) -> Set<String> {
         var ids: Set<String> = []
-        for state in [SpoolState.queued, .running] {
+        for state in [JobState.queued, .running] {
             for entry in try entries(state) {
                 for job in jobFiles(in: entry) {
                     ids.formUnion(job.after)

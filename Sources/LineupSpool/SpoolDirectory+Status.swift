@@ -2,8 +2,8 @@ public import Foundation
 
 extension SpoolDirectory {
     /// How many job files lie in each directory (reports are not counted).
-    public func counts() throws(SpoolError) -> SpoolCounts {
-        SpoolCounts(
+    public func counts() throws(SpoolError) -> JobCounts {
+        JobCounts(
             queued: try jobFileNames(in: .queued).count,
             running: try jobFileNames(in: .running).count,
             done: try jobFileNames(in: .done).count,
@@ -33,14 +33,14 @@ extension SpoolDirectory {
     /// Whether a job enqueued under `name` is in any of the spool's directories: queued,
     /// running, done or failed. Lists the names only; reads no file.
     public func containsJob(named name: String) throws(SpoolError) -> Bool {
-        for state in [SpoolState.queued, .running, .done, .failed] where try jobFileNames(in: state).contains(where: { $0.name == name }) {
+        for state in [JobState.queued, .running, .done, .failed] where try jobFileNames(in: state).contains(where: { $0.name == name }) {
             return true
         }
         return false
     }
 
     /// The job files in one directory, in name order (for `new/`, claiming order).
-    public func entries(_ state: SpoolState) throws(SpoolError) -> [SpoolEntry] {
+    public func entries(_ state: JobState) throws(SpoolError) -> [SpoolEntry] {
         let directory = path(of: state)
         return try jobFileNames(in: state)
             .sorted { $0.fileName < $1.fileName }
@@ -72,7 +72,7 @@ extension SpoolDirectory {
             .sorted()
     }
 
-    func jobFileNames(in state: SpoolState) throws(SpoolError) -> [JobFileName] {
+    func jobFileNames(in state: JobState) throws(SpoolError) -> [JobFileName] {
         try FileSystem.fileNames(in: path(of: state)).compactMap(JobFileName.init(fileName:))
     }
 

@@ -109,11 +109,11 @@ public final class SpoolDirectory: Sendable {
         let queued, running, done, failed: String
 
         init(root: String) {
-            func path(_ state: SpoolState) -> String { root + "/" + state.directoryName }
+            func path(_ state: JobState) -> String { root + "/" + state.directoryName }
             (queued, running, done, failed) = (path(.queued), path(.running), path(.done), path(.failed))
         }
 
-        subscript(state: SpoolState) -> String {
+        subscript(state: JobState) -> String {
             switch state {
             case .queued: queued
             case .running: running
@@ -155,21 +155,21 @@ public final class SpoolDirectory: Sendable {
         self.statePaths = StatePaths(root: rootPath)
         try FileSystem.makeDirectory(rootPath)
         try FileSystem.makeDirectory(temporaryPath)
-        for state in SpoolState.allCases {
+        for state in JobState.allCases {
             try FileSystem.makeDirectory(path(of: state))
         }
     }
 
     /// The directory that holds jobs in `state`.
-    public func directory(_ state: SpoolState) -> URL {
+    public func directory(_ state: JobState) -> URL {
         root.appending(path: state.directoryName, directoryHint: .isDirectory)
     }
 
-    func path(of state: SpoolState) -> String {
+    func path(of state: JobState) -> String {
         statePaths[state]
     }
 
-    func syncIfDurable(_ state: SpoolState) throws(SpoolError) {
+    func syncIfDurable(_ state: JobState) throws(SpoolError) {
         if durability == .fsync {
             try FileSystem.syncDirectory(path(of: state))
         }

@@ -7,7 +7,7 @@ public struct SpoolEntry: Sendable, Hashable {
     /// The file's name in its directory.
     public let fileName: String
     /// Which directory it lies in.
-    public let state: SpoolState
+    public let state: JobState
     /// The job file's path.
     public let path: String
     /// How many times a daemon stopped while running it.
@@ -22,7 +22,7 @@ public struct SpoolEntry: Sendable, Hashable {
     /// Whether it is a bulk file (`*.jobs.jsonl`, one job a line) rather than one job.
     public let isBulk: Bool
 
-    init(fileName: JobFileName, state: SpoolState, path: String) {
+    init(fileName: JobFileName, state: JobState, path: String) {
         self.name = fileName.name
         self.fileName = fileName.fileName
         self.state = state

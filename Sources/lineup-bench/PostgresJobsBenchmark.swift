@@ -118,7 +118,7 @@ struct PostgresJobsBenchmark {
             throw BenchError(.lineup, "\(acknowledged.withLock { $0 }) of \(expected) jobs acknowledged after 600 s")
         }
         let elapsed = MonotonicClock.now() - began
-        let done = try jobs.counts()["done"] ?? 0
+        let done = try jobs.counts().done
         guard done == expected else {
             throw BenchError(.verification, "\(done) jobs done in the table, not \(expected)")
         }
@@ -163,7 +163,7 @@ struct PostgresJobsBenchmark {
         }
         let elapsed = MonotonicClock.now() - began
         if let failure = failure.withLock({ $0 }) { throw BenchError(.verification, "the bare loop failed: \(failure)") }
-        let done = try jobs.counts()["done"] ?? 0
+        let done = try jobs.counts().done
         guard done == options.databaseJobs else {
             throw BenchError(.verification, "the bare loop left \(done) jobs done, not \(options.databaseJobs)")
         }

@@ -15,7 +15,7 @@ struct ShowCommand: ParsableCommand {
     func run() throws {
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         var shown = 0
-        for state in SpoolState.allCases {
+        for state in JobState.allCases {
             for entry in try directory.entries(state, matching: id) {
                 if shown > 0 { print() }
                 shown += 1

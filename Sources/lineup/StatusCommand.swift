@@ -53,7 +53,7 @@ struct StatusCommand: ParsableCommand {
 /// The text `lineup status` prints.
 extension StatusSnapshot {
     func text(now: Date) -> String {
-        var lines = ["queued \(counts["queued"]!), running \(counts["running"]!), done \(counts["done"]!), failed \(counts["failed"]!)"]
+        var lines = ["\(counts)"]
         for name in unrecognized {
             lines.append("warning: new/\(name) is not named *.job.json and will never run")
         }
@@ -63,7 +63,7 @@ extension StatusSnapshot {
             if let flush = status.lastFlush {
                 let outcome =
                     flush.succeeded
-                    ? "ok, \(flush.rowsWritten) rows, \(flush.acknowledged) jobs acknowledged" : "FAILED: \(flush.error ?? "?")"
+                    ? "ok, \(flush.rowsWritten) rows, \(flush.acknowledged.count) jobs acknowledged" : "FAILED: \(flush.error ?? "?")"
                 lines.append("last flush: \(flush.at.ISO8601Format()) (\(flush.reason)) \(outcome)")
             } else {
                 lines.append("last flush: none yet")

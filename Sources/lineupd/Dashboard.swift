@@ -142,7 +142,7 @@ struct Dashboard: Sendable {
             } catch {
                 throw HTTPError(.serviceUnavailable, message: "the flush failed: \(error)")
             }
-            return try Self.json(FlushAnswer(summary))
+            return try Self.json(summary)
         }
     }
 
@@ -316,22 +316,6 @@ struct Dashboard: Sendable {
                 }
                 try await writer.finish(nil)
             })
-    }
-}
-
-/// What `POST /api/flush` answers: the flush it made.
-private struct FlushAnswer: Encodable {
-    let reason: String
-    let rowsWritten: Int
-    /// The names of the jobs it acknowledged.
-    let acknowledged: [String]
-    let milliseconds: Int
-
-    init(_ summary: FlushSummary) {
-        reason = summary.reason.rawValue
-        rowsWritten = summary.rowsWritten
-        acknowledged = summary.acknowledged
-        milliseconds = Int(summary.duration / .milliseconds(1))
     }
 }
 

@@ -8,10 +8,8 @@ struct DashboardEvent: Encodable {
     let type: String
     var job: JobInfo?
     var detail: String?
-    /// For a flush: the rows it wrote and the jobs it acknowledged (the page leaves out the
-    /// empty flushes of an idle interval).
-    var rows: Int?
-    var acknowledged: Int?
+    /// For a flush: what it did (the page leaves out the empty flushes of an idle interval).
+    var flush: FlushSummary?
 
     init(_ event: DaemonEvent) {
         switch event {
@@ -28,8 +26,7 @@ struct DashboardEvent: Encodable {
         case let .flushed(summary):
             type = "flushed"
             detail = "\(summary.reason): \(summary.rowsWritten) rows, \(summary.acknowledged.count) jobs acknowledged"
-            rows = summary.rowsWritten
-            acknowledged = summary.acknowledged.count
+            flush = summary
         case let .flushFailed(reason, error): (type, detail) = ("flushFailed", "\(reason): \(error)")
         case .reloaded: type = "reloaded"
         case .stopping: type = "stopping"

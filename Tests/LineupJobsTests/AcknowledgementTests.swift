@@ -17,14 +17,14 @@ import Testing
         // Finished: in the main context, not on disk, not acknowledged.
         #expect(try harness.rowsOnDisk() == 0)
         #expect(try harness.mainContextHasChanges())
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 1, done: 0, failed: 0))
 
         let summary = try await harness.daemon.flush()
         #expect(summary.reason == .request)
         #expect(summary.acknowledged == [entry.name])
         #expect(summary.rowsWritten == 4)
         #expect(try harness.rowsOnDisk() == 4)
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 0))
         let report = try harness.resultReport(entry)
         #expect(report.id == "four-rows")
         #expect(report.kind == "insert-rows")
@@ -70,12 +70,12 @@ import Testing
         #expect(running.name == entry.name)
         let stem = running.fileName.dropLast(".job.json".count)
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp) == [".\(stem).result.json"])
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 1, done: 0, failed: 0))
 
         let summary = try await harness.daemon.flush()
         #expect(summary.acknowledged == [entry.name])
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp) == [])
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 0))
         let report = try harness.resultReport(entry)
         #expect(report.id == "one-row")
         #expect(report.details["counts"] == ["rows": 1])
@@ -182,7 +182,7 @@ import Testing
         try await events.next {
             if case .flushFailed(.request, _) = $0 { true } else { false }
         }
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 1, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 1, done: 1, failed: 0))
         let status = try #require(await harness.daemon.status())
         #expect(status.lastFlush?.succeeded == false)
         #expect(status.lastFlush?.error?.contains("mergeConflict") == true)
@@ -193,7 +193,7 @@ import Testing
         try harness.container.mainContext.mergePolicy = .mergeByPropertyObjectTrump
         let summary = try await harness.daemon.flush()
         #expect(summary.acknowledged == [relabel.name])
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 2, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 2, failed: 0))
         #expect(await harness.daemon.status()?.consecutiveFlushFailures == 0)
         let rows = try writer.performAndWait {
             try writer.fetch(FetchRequest<TestRow>(includesPendingChanges: false)).map { ($0.label, $0.value) }
@@ -231,7 +231,7 @@ import Testing
         try await harness.daemon.flush()
         status = try DaemonStatus(contentsOfSpoolAt: harness.configuration.spoolURL)
         #expect(status.running == [])
-        #expect(status.lastFlush?.acknowledged == 1)
+        #expect(status.lastFlush?.acknowledged == [entry.name])
         try await harness.stop(run)
         status = try DaemonStatus(contentsOfSpoolAt: harness.configuration.spoolURL)
         #expect(status.phase == .stopped)

@@ -59,7 +59,7 @@ import Testing
         let failure = try #require(try entries(in: harness)[21]?.first?["report"] as? [String: Any])
         #expect((failure["reason"] as? String)?.contains("no-such-kind") == true, "\(failure)")
         #expect(try harness.spool.entries(.failed).map(\.name).sorted() == [bulk.name + ".line21", bulk.name + ".line22"])
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 2))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 2))
         try await harness.stop(run)
     }
 

@@ -32,7 +32,7 @@ struct DatabaseJobsTests {
         }
 
         /// The jobs table's counts by state.
-        func counts() throws -> [String: Int] {
+        func counts() throws -> JobCounts {
             let jobs = try jobs()
             defer { jobs.close() }
             return try jobs.counts()
@@ -40,7 +40,7 @@ struct DatabaseJobsTests {
 
         /// Polls the table until `count` jobs are in `state`, for at most a minute (the
         /// expectations that follow say what went wrong if they never are).
-        func waitUntil(_ state: String, count: Int) async throws {
+        func waitUntil(_ state: JobState, count: Int) async throws {
             let deadline = ContinuousClock.now + .seconds(60)
             while try counts()[state] != count, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
@@ -70,14 +70,14 @@ struct DatabaseJobsTests {
         }
         // Finished, not flushed: running in the table, no row in the store, and nothing left in
         // the spool (the intake moved the files into the table).
-        #expect(try database.counts() == ["available": 0, "running": 3, "done": 0, "failed": 0])
+        #expect(try database.counts() == JobCounts(queued: 0, running: 3, done: 0, failed: 0))
         #expect(try harness.rowsOnDisk() == 0)
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 0, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 0, failed: 0))
 
         let summary = try await harness.daemon.flush()
         #expect(Set(summary.acknowledged) == Set(entries.map(\.name)))
         #expect(try harness.rowsOnDisk() == 6)
-        #expect(try database.counts() == ["available": 0, "running": 0, "done": 3, "failed": 0])
+        #expect(try database.counts() == JobCounts(queued: 0, running: 0, done: 3, failed: 0))
         let reports = try database.psql("SELECT report::jsonb->>'kind' FROM lineup_jobs ORDER BY id")
         #expect(reports == "insert-rows\ninsert-rows\ninsert-rows")
         try await harness.stop(run)
@@ -93,7 +93,7 @@ struct DatabaseJobsTests {
         let entry = try harness.enqueue(raw: "{ not json")
         let report = try await events.failed(entry.name)
         #expect(report.reason.contains("\(entry.name).job.json"))
-        #expect(try database.counts()["failed"] == 1)
+        #expect(try database.counts()[.failed] == 1)
         let reason = try database.psql("SELECT reason FROM lineup_jobs")
         #expect(reason == report.reason)
         try await harness.stop(run)
@@ -114,7 +114,7 @@ struct DatabaseJobsTests {
         let failed = try #require(try harness.spool.entries(.failed).first)
         #expect(failed.name == entry.name)
         #expect(try harness.spool.failureReport(for: failed).reason.contains("holds no job"))
-        #expect(try database.counts() == ["available": 0, "running": 0, "done": 0, "failed": 0])
+        #expect(try database.counts() == JobCounts(queued: 0, running: 0, done: 0, failed: 0))
         try await harness.stop(run)
     }
 
@@ -138,7 +138,7 @@ struct DatabaseJobsTests {
             """)
         await #expect(throws: StoreError.self) { try await harness.daemon.flush() }
         #expect(try harness.rowsOnDisk() == 0)
-        #expect(try database.counts() == ["available": 1, "running": 0, "done": 0, "failed": 0])
+        #expect(try database.counts() == JobCounts(queued: 1, running: 0, done: 0, failed: 0))
         do {
             try await run.value
             Issue.record("the daemon went on after losing its lease")
@@ -213,7 +213,7 @@ struct DatabaseJobsTests {
         let next = try harness.enqueue(["kind": "insert-rows", "count": 2])
         try await events.finished(next.name)
         #expect(try await harness.daemon.flush().acknowledged == [next.name])
-        #expect(try database.counts() == ["available": 0, "running": 0, "done": 2, "failed": 0])
+        #expect(try database.counts() == JobCounts(queued: 0, running: 0, done: 2, failed: 0))
         #expect(try harness.rowsOnDisk() == 5)
         try await harness.stop(run)
     }
@@ -238,7 +238,7 @@ struct DatabaseJobsTests {
         var (events, run) = try await harness.start()
         _ = try await events.acknowledged(claimed.name)
         _ = try await events.acknowledged(alsoClaimed.name)
-        #expect(try database.counts() == ["available": 0, "running": 0, "done": 2, "failed": 0])
+        #expect(try database.counts() == JobCounts(queued: 0, running: 0, done: 2, failed: 0))
         #expect(try harness.rowsOnDisk() == 5)
         #expect(try harness.spool.entries(.running).isEmpty)
         try await harness.stop(run)
@@ -259,8 +259,8 @@ struct DatabaseJobsTests {
             let harness = number.isMultiple(of: 2) ? first : second
             names.append(try harness.enqueue(["kind": "insert-rows", "count": 1, "label": .string("job \(number)")]).name)
         }
-        try await database.waitUntil("done", count: 40)
-        #expect(try database.counts() == ["available": 0, "running": 0, "done": 40, "failed": 0])
+        try await database.waitUntil(.done, count: 40)
+        #expect(try database.counts() == JobCounts(queued: 0, running: 0, done: 40, failed: 0))
         try await first.stop(firstRun)
         try await second.stop(secondRun)
         await firstEvents.drain()
@@ -315,7 +315,7 @@ struct DatabaseJobsTests {
         var (events, run) = try await harness.start()
         let first = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "a", "after": ["b"]])
         let second = try harness.enqueue(["kind": "insert-rows", "count": 1, "id": "b", "after": ["a"]])
-        try await database.waitUntil("failed", count: 2)
+        try await database.waitUntil(.failed, count: 2)
         let reasons = try database.psql("SELECT reason FROM lineup_jobs ORDER BY id").split(separator: "\n")
         #expect(reasons == [
             "\(first.name).job.json: dependency cycle: job a waits, through `after`, for jobs that wait for it",
@@ -332,7 +332,7 @@ struct DatabaseJobsTests {
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
         let entry = try harness.enqueue(["kind": "insert-rows", "count": 1, "after": ["nobody"]])
-        try await database.waitUntil("failed", count: 1)
+        try await database.waitUntil(.failed, count: 1)
         #expect(
             try database.psql("SELECT reason FROM lineup_jobs")
                 == "\(entry.name).job.json: unknown dependency: no job with id nobody (named in `after`) was queued, running, done or failed within 0.5 s")

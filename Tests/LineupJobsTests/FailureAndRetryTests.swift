@@ -38,7 +38,7 @@ import Testing
         #expect(report.kind == "fail-n-times")
         #expect(report.reason == "\(entry.fileName): fail-n-times failed: planned failure of attempt 3")
         #expect(try harness.failureReport(entry) == JobFailureReport(data: report.encoded()))
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 0, failed: 1))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 0, failed: 1))
         // Every failed attempt discarded its context.
         #expect(try !harness.mainContextHasChanges())
         try await harness.daemon.flush()
@@ -87,7 +87,7 @@ import Testing
         _ = try await events.failed(bad.name)
         try await harness.daemon.flush()
         #expect(try harness.rowsOnDisk() == 3)
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 1))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 1))
         try await harness.stop(run)
     }
 

@@ -28,7 +28,7 @@ import Testing
         var summary = try await harness.daemon.flush()
         #expect(summary.acknowledged == ["nightly"])
         #expect(try harness.rowsOnDisk() == 3)
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 1, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 1, done: 1, failed: 0))
 
         harness.latch.open()
         _ = try await events.next {
@@ -60,7 +60,7 @@ import Testing
         try dropJob(named: "nightly", #"{"kind": "insert-rows", "count": 2}"#, into: harness)
         try await events.next { if case .jobFinished = $0 { true } else { false } }
         #expect(try await harness.daemon.flush().acknowledged == ["nightly"])
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 2, failed: 1))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 2, failed: 1))
         #expect(try harness.rowsOnDisk() == 3)
         let failed = try #require(try harness.spool.entries(.failed).first)
         #expect(try harness.spool.failureReport(for: failed).reason.hasPrefix("nightly.job.json: "))
@@ -110,7 +110,7 @@ import Testing
     }
 }
 
-func fileNames(in spool: SpoolDirectory, _ state: SpoolState) throws -> [String] {
+func fileNames(in spool: SpoolDirectory, _ state: JobState) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: spool.directory(state).path).sorted()
 }
 

@@ -35,7 +35,7 @@ import Testing
         try await events.finished(first.name)
         try await events.finished(second.name)
         try await harness.stop(run)
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 5, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 5, failed: 0))
     }
 
     @Test func aQueueRunsAsManyOfItsJobsAtOnceAsItsConcurrency() async throws {

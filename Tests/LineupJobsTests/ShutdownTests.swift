@@ -27,7 +27,7 @@ import Testing
         let wal = harness.configuration.storeURL.path + "-wal"
         let walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
         #expect(walSize == 0)
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 0))
         #expect(try harness.rowsOnDiskAfterStop() == 1)
     }
 
@@ -43,7 +43,7 @@ import Testing
         #expect(!events.seen.contains { if case .jobFailed = $0 { true } else { false } })
         // Back in new/ under its own name: no interruption counted, nothing on disk.
         #expect(try harness.spool.entries(.queued).map(\.fileName) == [entry.fileName])
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 1, running: 0, done: 0, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 1, running: 0, done: 0, failed: 0))
         #expect(try harness.rowsOnDiskAfterStop() == 0)
     }
 
@@ -72,7 +72,7 @@ import Testing
         // The job that had finished was still flushed and acknowledged.
         #expect(events.seen.contains { if case let .jobAcknowledged(info, _) = $0 { info.name == finished.name } else { false } })
         #expect(try harness.spool.entries(.running).map(\.name) == [entry.name])
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 1, done: 1, failed: 0))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 1, done: 1, failed: 0))
         // The store was not closed under the task: it still answers.
         #expect(try container.rowCount(of: "TestRow") == 2)
 

@@ -23,7 +23,7 @@ import Testing
         _ = try await harness.daemon.flush()
         _ = try await events.acknowledged(next.name)
         try await harness.stop(run)
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 1))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 1))
         // The slow job's row was rolled back: only the other job's rows are on disk.
         #expect(try harness.rowsOnDiskAfterStop() == 3)
     }
@@ -97,7 +97,7 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         try await harness.stop(run)
         #expect(try harness.rowsOnDiskAfterStop() == 2)
-        #expect(try harness.spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 1))
+        #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 1))
     }
 
     /// While a timed-out task still runs, the daemon cannot close the store under it: it stops

@@ -35,7 +35,7 @@ struct ClaimIdentityTests {
 
             try spool.complete(second, report: Data(#"{"which":"second"}"#.utf8))
             try spool.complete(first, report: Data(#"{"which":"first"}"#.utf8))
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 2, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 0, done: 2, failed: 0))
             for (job, which) in [(first, "first"), (second, "second")] {
                 let report = try Data(contentsOf: spool.directory(.done).appending(path: job.stem + ".result.json"))
                 #expect(String(decoding: report, as: UTF8.self) == #"{"which":"\#(which)"}"#)
@@ -84,7 +84,7 @@ struct ClaimIdentityTests {
 
             let later = try #require(try spool.claimNext())
             try spool.complete(later, report: Data("{}".utf8))
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 2, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 0, done: 2, failed: 0))
             #expect(try fileNames(in: spool, "done").count == 4)
         }
     }
@@ -106,7 +106,7 @@ struct ClaimIdentityTests {
 
             let retried = try #require(try spool.claimNext())
             try spool.complete(retried, report: Data("{}".utf8))
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 0))
             // The earlier failure's report stays, beside nothing: the job it describes was retried.
             #expect(try fileNames(in: spool, "failed") == [earlier.stem + ".error.json"])
         }
@@ -126,7 +126,7 @@ struct ClaimIdentityTests {
             #expect(retried.name == "nightly")
             #expect(retried.claim != earlier.claim)
             try spool.fail(retried, report: Data(#"{"second":true}"#.utf8))
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 0, failed: 1))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 0, done: 0, failed: 1))
             #expect(try fileNames(in: spool, "failed").count == 3)
         }
     }

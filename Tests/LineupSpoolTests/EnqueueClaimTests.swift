@@ -16,7 +16,7 @@ struct EnqueueClaimTests {
             // Opening it again keeps what is there.
             try spool.enqueue(JobFile(kind: "statistics"))
             _ = try SpoolDirectory(root: root)
-            #expect(try spool.counts() == SpoolCounts(queued: 1, running: 0, done: 0, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 1, running: 0, done: 0, failed: 0))
         }
     }
 
@@ -91,7 +91,7 @@ struct EnqueueClaimTests {
             }
             #expect(claimed == enqueued)
             #expect(try fileNames(in: spool, "new") == [])
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 50, done: 0, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 50, done: 0, failed: 0))
         }
     }
 
@@ -239,7 +239,7 @@ struct EnqueueClaimTests {
             #expect(failures.all == [])
             #expect(claimed.all.count == 500)
             #expect(claimed.all.sorted() == enqueued)
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 500, done: 0, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 500, done: 0, failed: 0))
         }
     }
 

@@ -71,7 +71,7 @@ struct FinishingTests {
             let expected = group.flatMap { [$0.job.fileName, $0.job.stem + ".result.json"] }.sorted()
             #expect(try fileNames(in: spool, "done") == expected)
             #expect(try fileNames(in: spool, "active") == [])
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 3, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 0, done: 3, failed: 0))
         }
     }
 
@@ -90,7 +90,7 @@ struct FinishingTests {
             #expect(staged.map(\.job.name) == entries.map(\.name))
             #expect(try fileNames(in: spool, "tmp") == staged.map { ".\($0.job.stem).result.json" }.sorted())
             #expect(try fileNames(in: spool, "done") == [])
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 2, done: 0, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 2, done: 0, failed: 0))
 
             try spool.complete(staged: staged)
             let expected = staged.flatMap { [$0.job.fileName, $0.job.stem + ".result.json"] }.sorted()
@@ -114,7 +114,7 @@ struct FinishingTests {
             #expect(error.code == .notFound)
             #expect(error.path == "\(spool.root.path)/tmp/.\(claimed.stem).result.json")
             #expect(error.message == "report vanished from tmp/ before it was moved")
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 1, done: 0, failed: 0))
             #expect(try fileNames(in: spool, "done") == [])
         }
     }
@@ -176,7 +176,7 @@ struct FinishingTests {
             }
             #expect(error.code == .notFound)
             #expect(error.path == claimed.url.path)
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 1, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 0, done: 1, failed: 0))
         }
     }
 }

@@ -38,7 +38,7 @@ struct OperatorTests {
             }
             #expect(successes == 1)
             #expect(try spool.entries(.queued).map(\.name) == [job.name])
-            #expect(try spool.counts() == SpoolCounts(queued: 1, running: 0, done: 0, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 1, running: 0, done: 0, failed: 0))
         }
     }
 
@@ -55,13 +55,13 @@ struct OperatorTests {
                 return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(successes == 1)
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 0, failed: 1))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 0, done: 0, failed: 1))
 
             try spool.enqueue(JobFile(kind: "statistics", id: "b"))
             let entry = try #require(try spool.entries(.queued, matching: "b").first)
             _ = try #require(try spool.claimNext())
             #expect(throws: SpoolError.self) { try spool.cancel(entry) }
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 1, done: 0, failed: 1))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 1, done: 0, failed: 1))
         }
     }
 

@@ -7,9 +7,9 @@ struct StatusTests {
     @Test("counts and entries follow the jobs through every directory; reports are not counted")
     func countsAndEntries() async throws {
         try await withSpool { spool in
-            #expect(try spool.counts() == SpoolCounts(queued: 0, running: 0, done: 0, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 0, running: 0, done: 0, failed: 0))
             let entries = try (0..<5).map { _ in try spool.enqueue(JobFile(kind: "statistics")) }
-            #expect(try spool.counts() == SpoolCounts(queued: 5, running: 0, done: 0, failed: 0))
+            #expect(try spool.counts() == JobCounts(queued: 5, running: 0, done: 0, failed: 0))
 
             let first = try #require(try spool.claimNext())
             let second = try #require(try spool.claimNext())
@@ -17,7 +17,7 @@ struct StatusTests {
             try spool.complete(first, report: Data("{}".utf8))
             try spool.fail(second, report: Data("{}".utf8))
             let counts = try spool.counts()
-            #expect(counts == SpoolCounts(queued: 2, running: 1, done: 1, failed: 1))
+            #expect(counts == JobCounts(queued: 2, running: 1, done: 1, failed: 1))
             #expect(counts[.queued] == 2)
             #expect(counts.description == "queued 2, running 1, done 1, failed 1")
 
@@ -44,6 +44,22 @@ struct StatusTests {
 
     @Test("the directories are named as the protocol says")
     func directoryNames() {
-        #expect(SpoolState.allCases.map(\.directoryName) == ["new", "active", "done", "failed"])
+        #expect(JobState.allCases.map(\.directoryName) == ["new", "active", "done", "failed"])
+    }
+
+    @Test("a jobs table stores each state under the name its CHECK constraint allows, and reads it back")
+    func columnValues() {
+        #expect(JobState.allCases.map(\.columnValue) == ["available", "running", "done", "failed"])
+        #expect(JobState.allCases.map(\.columnValue).map(JobState.init(columnValue:)) == JobState.allCases)
+        #expect(JobState(columnValue: "queued") == nil, "the table never stores the state's own name for a queued job")
+    }
+
+    @Test("counts encode as one object keyed by state, as lineup status --json has always printed them")
+    func countsEncoding() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let counts = JobCounts(queued: 4, running: 3, done: 2, failed: 1)
+        #expect(String(decoding: try encoder.encode(counts), as: UTF8.self) == #"{"done":2,"failed":1,"queued":4,"running":3}"#)
+        #expect(try JSONDecoder().decode(JobCounts.self, from: encoder.encode(counts)) == counts)
     }
 }

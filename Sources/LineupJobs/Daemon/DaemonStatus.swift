@@ -16,40 +16,6 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         case running, stopping, stopped
     }
 
-    /// The last flush.
-    public struct Flush: Sendable, Hashable, Codable {
-        /// When it ended.
-        public var at: Date
-        /// What set it off.
-        public var reason: FlushSummary.Reason
-        /// Whether it wrote its rows and acknowledged its jobs; false when it threw (see
-        /// ``error``).
-        public var succeeded: Bool
-        /// Rows written to disk (0 when it failed).
-        public var rowsWritten: Int
-        /// Jobs acknowledged (0 when it failed).
-        public var acknowledged: Int
-        /// Why it failed.
-        public var error: String?
-        /// How long it took, in milliseconds.
-        public var milliseconds: Int?
-
-        /// Makes a flush record from its parts; the daemon makes these, tests and tools decode
-        /// them.
-        public init(
-            at: Date, reason: FlushSummary.Reason, succeeded: Bool, rowsWritten: Int, acknowledged: Int, error: String?,
-            milliseconds: Int? = nil
-        ) {
-            self.milliseconds = milliseconds
-            self.at = at
-            self.reason = reason
-            self.succeeded = succeeded
-            self.rowsWritten = rowsWritten
-            self.acknowledged = acknowledged
-            self.error = error
-        }
-    }
-
     /// A job that is running now.
     public struct RunningJob: Sendable, Hashable, Codable {
         /// The job: its name, claim, id, kind and attempt.
@@ -82,10 +48,10 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// The flush interval in seconds.
     public var flushInterval: Double
     /// The last flush, whatever it did; nil before the first.
-    public var lastFlush: Flush?
+    public var lastFlush: FlushSummary?
     /// The last flushes that wrote rows or acknowledged jobs, or failed, newest first (at most
     /// ``recentFlushLimit``).
-    public var recentFlushes: [Flush]?
+    public var recentFlushes: [FlushSummary]?
     /// Jobs acknowledged in each of the last 60 minutes, oldest first; the last is the minute
     /// under way.
     public var acknowledgedPerMinute: [Int]?
@@ -114,7 +80,7 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// Makes a status from its parts; the daemon makes these, tests and tools decode them.
     public init(
         pid: Int32, phase: Phase, startedAt: Date, updatedAt: Date, maxConcurrentJobs: Int, flushInterval: Double,
-        lastFlush: Flush?, consecutiveFlushFailures: Int, running: [RunningJob], queued: Int, awaitingFlush: Int,
+        lastFlush: FlushSummary?, consecutiveFlushFailures: Int, running: [RunningJob], queued: Int, awaitingFlush: Int,
         waitingForRetry: Int, waitingForDependencies: Int, acknowledgementsFailingSince: Date? = nil, claimingPaused: Bool = false
     ) {
         self.acknowledgementsFailingSince = acknowledgementsFailingSince

@@ -1,5 +1,5 @@
 public import Foundation
-import LineupSpool
+public import LineupSpool
 import LineupStore
 public import Logging
 
@@ -131,12 +131,14 @@ public final class JobDatabase: Sendable {
         }
     }
 
-    /// The number of jobs in each state: `available` (due or not), `running`, `done`, `failed`.
-    public func counts() throws -> [String: Int] {
+    /// The number of jobs in each state (queued ones due or not).
+    public func counts() throws -> JobCounts {
         try sessions.withSession { session in
-            var counts = ["available": 0, "running": 0, "done": 0, "failed": 0]
+            var counts = JobCounts.zero
             for row in try session.rows("SELECT state, count(*) FROM lineup_jobs GROUP BY state") {
-                if case let .text(state) = row[0], case let .integer(count) = row[1] { counts[state] = Int(count) }
+                if case let .text(value) = row[0], let state = JobState(columnValue: value), case let .integer(count) = row[1] {
+                    counts[state] = Int(count)
+                }
             }
             return counts
         }
@@ -243,7 +245,7 @@ public final class JobDatabase: Sendable {
                 ORDER BY state = 'done' DESC, id DESC LIMIT 1
                 """, [.text(id)])
             guard let row = rows.first else { return nil }
-            if row[0] == .text("done") { return .done }
+            if row[0] == .text(JobState.done.columnValue) { return .done }
             if case let .text(reason) = row[1] { return .failed(reason: reason) }
             return .failed(reason: "see \(location), table lineup_jobs, job id \(id)")
         }

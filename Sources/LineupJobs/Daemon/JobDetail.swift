@@ -8,8 +8,8 @@ public struct JobDetail: Sendable, Encodable {
     public var name: String
     /// Its file's `id`, if it has one and the file can be read.
     public var id: String?
-    /// `queued`, `running`, `done` or `failed`.
-    public var state: String
+    /// Where it is in its life.
+    public var state: JobState
     /// The directory it lies in (`new`, `active`, `done`, `failed`).
     public var directory: String
     /// The file's name in its directory: the name, the spool's `notBefore`, interruption, attempt
@@ -38,14 +38,14 @@ public struct JobDetail: Sendable, Encodable {
 
     /// The jobs whose `id` field or enqueued name is `id`, in every directory of the spool.
     public static func find(_ id: String, in directory: SpoolDirectory) throws -> [JobDetail] {
-        try SpoolState.allCases.flatMap { state in
+        try JobState.allCases.flatMap { state in
             try directory.entries(state, matching: id).map { JobDetail($0, in: directory) }
         }
     }
 
     init(_ entry: SpoolEntry, in directory: SpoolDirectory) {
         name = entry.name
-        state = "\(entry.state)"
+        state = entry.state
         self.directory = entry.state.directoryName
         fileName = entry.fileName
         failedAttempts = entry.failedAttempts

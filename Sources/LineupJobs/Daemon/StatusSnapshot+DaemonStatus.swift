@@ -6,8 +6,7 @@ extension StatusSnapshot {
     /// daemon itself (``JobDaemon/status()``), where reading `status.json` again each second
     /// would cost a file read and show a status up to one status interval old.
     public init(_ directory: SpoolDirectory, daemonStatus: DaemonStatus?, recentFailureCount: Int = Self.recentFailureCount) throws {
-        let counts = try directory.counts()
-        self.counts = ["queued": counts.queued, "running": counts.running, "done": counts.done, "failed": counts.failed]
+        counts = try directory.counts()
         unrecognized = try directory.unrecognizedQueueEntries()
         daemon = daemonStatus
         recentFailures = Array(try Self.failures(in: directory).prefix(recentFailureCount))

@@ -20,9 +20,9 @@ public struct StatusSnapshot: Sendable, Encodable {
         public var finishedAt: Date
     }
 
-    /// `queued`, `running`, `done` and `failed`: the job files in `new/`, `active/`, `done/`
-    /// and `failed/`.
-    public var counts: [String: Int]
+    /// How many jobs are in each state: the job files in `new/`, `active/`, `done/` and
+    /// `failed/`, or the rows of a jobs table.
+    public var counts: JobCounts
     /// Files in `new/` that are not named as jobs and will never run.
     public var unrecognized: [String]
     /// The daemon's status file; nil when no daemon ever ran on this spool.
@@ -38,8 +38,7 @@ public struct StatusSnapshot: Sendable, Encodable {
 
     /// Reads the spool at `directory` and its daemon's status file.
     public init(_ directory: SpoolDirectory, recentFailureCount: Int = Self.recentFailureCount) throws {
-        let counts = try directory.counts()
-        self.counts = ["queued": counts.queued, "running": counts.running, "done": counts.done, "failed": counts.failed]
+        counts = try directory.counts()
         unrecognized = try directory.unrecognizedQueueEntries()
         daemon = try? DaemonStatus(contentsOfSpoolAt: directory.root)
         recentFailures = try Self.failures(in: directory)
@@ -50,11 +49,7 @@ public struct StatusSnapshot: Sendable, Encodable {
     /// The jobs of a database: `queued` are its available jobs (due or not), and the daemons
     /// that share it are listed.
     public init(_ database: JobDatabase, recentFailureCount: Int = Self.recentFailureCount) throws {
-        let counts = try database.counts()
-        self.counts = [
-            "queued": counts["available"] ?? 0, "running": counts["running"] ?? 0, "done": counts["done"] ?? 0,
-            "failed": counts["failed"] ?? 0,
-        ]
+        counts = try database.counts()
         unrecognized = []
         daemon = nil
         daemons = try database.daemons()

@@ -19,7 +19,7 @@ extension JobRunner {
     /// Hands the jobs that finished so far to the committer, which saves main into the writer
     /// and the writer into the store, then moves the jobs to `done/` with their result reports
     /// (group commit). The coordinator goes on claiming and starting jobs meanwhile; it settles
-    /// the group in ``endFlush(_:outcome:completion:)``.
+    /// the group in ``endFlush(_:startedAt:outcome:completion:)``.
     ///
     /// If the store flush fails, nothing is acknowledged: the jobs keep waiting and the next
     /// flush (interval, signal or request) tries again; the main context keeps their changes
@@ -37,9 +37,10 @@ extension JobRunner {
             guard case let .awaitingFlush(job) = record.state else { return nil }
             return job
         }
+        let started = ContinuousClock.now
         committer.commit(jobs, logger: logger) { outcome in
             self.coordinator.async {
-                self.endFlush(reason, outcome: outcome, completion: completion)
+                self.endFlush(reason, startedAt: started, outcome: outcome, completion: completion)
             }
         }
     }
@@ -47,14 +48,14 @@ extension JobRunner {
     /// Settles a committed group: acknowledges the jobs filed in `done/` (their dependents may
     /// start), keeps the others for the next flush, records the flush for `status.json`.
     private func endFlush(
-        _ reason: FlushSummary.Reason, outcome: CommitOutcome,
+        _ reason: FlushSummary.Reason, startedAt: ContinuousClock.Instant, outcome: CommitOutcome,
         completion: (@Sendable (Result<FlushSummary, any Error>) -> Void)?
     ) {
         assertOnCoordinator()
         let report: FlushReport
         switch outcome.flush {
         case let .failure(error):
-            flushFailed(reason, error)
+            flushFailed(reason, error, after: .now - startedAt)
             completion?(.failure(error))
             return
         case let .success(flushed):
@@ -78,10 +79,7 @@ extension JobRunner {
         let summary = FlushSummary(
             reason: reason, rowsFromMain: report.rowsFromMain, rowsWritten: report.rowsWritten,
             acknowledged: acknowledged, duration: report.duration)
-        noteFlush(
-            DaemonStatus.Flush(
-                at: Date(), reason: reason, succeeded: true, rowsWritten: report.rowsWritten,
-                acknowledged: acknowledged.count, error: nil, milliseconds: Int(report.duration / .milliseconds(1))))
+        noteFlush(summary)
         acknowledgementRate.count(acknowledged.count, at: Date())
         let level: Logger.Level = acknowledged.isEmpty && report.rowsWritten == 0 ? .debug : .info
         logger.log(
@@ -110,11 +108,10 @@ extension JobRunner {
 
     /// The oldest group's flush failed: its jobs wait for the next flush, in front of those that
     /// finished since.
-    private func flushFailed(_ reason: FlushSummary.Reason, _ error: any Error) {
+    private func flushFailed(_ reason: FlushSummary.Reason, _ error: any Error, after duration: Duration) {
         let group = acknowledgements.flushFailed(at: .now, Date())
         let failures = acknowledgements.consecutiveFlushFailures
-        noteFlush(
-            DaemonStatus.Flush(at: Date(), reason: reason, succeeded: false, rowsWritten: 0, acknowledged: 0, error: "\(error)"))
+        noteFlush(FlushSummary(reason: reason, failedWith: "\(error)", duration: duration))
         logger.error(
             "flush failed; its jobs stay unacknowledged until a flush succeeds",
             metadata: [
@@ -126,9 +123,9 @@ extension JobRunner {
     }
 
     /// Keeps the flush for the status: the last one, and the last ones that did something.
-    private func noteFlush(_ flush: DaemonStatus.Flush) {
+    private func noteFlush(_ flush: FlushSummary) {
         lastFlush = flush
-        guard !flush.succeeded || flush.rowsWritten > 0 || flush.acknowledged > 0 else { return }
+        guard flush.didSomething else { return }
         recentFlushes.insert(flush, at: 0)
         if recentFlushes.count > DaemonStatus.recentFlushLimit { recentFlushes.removeLast() }
     }

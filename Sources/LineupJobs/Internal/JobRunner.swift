@@ -64,9 +64,9 @@ final class JobRunner: @unchecked Sendable {
     var phase = DaemonStatus.Phase.running
     /// A flush before the interval is scheduled (see ``scheduleEarlyFlush(_:)``).
     var earlyFlushScheduled = false
-    var lastFlush: DaemonStatus.Flush?
+    var lastFlush: FlushSummary?
     /// The last flushes that did something, newest first (see ``DaemonStatus/recentFlushes``).
-    var recentFlushes: [DaemonStatus.Flush] = []
+    var recentFlushes: [FlushSummary] = []
     var acknowledgementRate = AcknowledgementRate()
     /// The main context's unsaved rows, as ``refreshStatus()`` last read them.
     var mainContextUnsavedRows: Int?

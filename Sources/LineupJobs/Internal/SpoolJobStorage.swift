@@ -68,7 +68,7 @@ final class SpoolJobStorage: JobStorage {
         }
     }
 
-    private func scan(_ state: SpoolState, into files: inout SettledFiles) {
+    private func scan(_ state: JobState, into files: inout SettledFiles) {
         guard let entries = try? spool.entries(state) else { return }
         func note(_ id: String, _ outcome: SettledJobOutcome) {
             files.outcomes.note(id, outcome)

@@ -230,7 +230,7 @@ function connect() {
   const log = $("events");
   const noteEvent = (event) => {
     const data = JSON.parse(event.data);
-    if (data.type === "flushed" && data.rows === 0 && data.acknowledged === 0) return;
+    if (data.type === "flushed" && data.flush.rowsWritten === 0 && data.flush.acknowledged === 0) return;
     const item = document.createElement("li");
     const who = data.job ? ` ${data.job.id || data.job.name}` : "";
     item.textContent = `${new Date().toLocaleTimeString()} ${data.type}${who}${data.detail ? ": " + data.detail : ""}`;
