@@ -2,11 +2,11 @@
 /// the API and the dashboard all speak of.
 ///
 /// ```
-///   enqueue ──▶ queued ──claim──▶ running ──flushed──▶ done
-///                  ▲                 │  │
-///                  │   retry, or a   │  └──no attempt left, poison, a failed dependency──▶ failed
-///                  └── stop, or a ───┘
-///                      lease ran out
+///  enqueue ──▶ queued ──claim──▶ running ──its flush committed──▶ done
+///                ▲                 │ │
+///                └─────────────────┘ └──invalid, attempts used up, poison, a dependency failed──▶ failed
+///              a stop, a lease that ran out,
+///              a backoff kept in the table
 /// ```
 ///
 /// A spool keeps each state in a directory (``directoryName``), a jobs table in its `state`
