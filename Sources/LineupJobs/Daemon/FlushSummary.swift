@@ -80,6 +80,7 @@ public struct FlushSummary: Sendable, Hashable, Codable {
         case at, reason, succeeded, rowsFromMain, rowsWritten, acknowledged, acknowledgedJobs, milliseconds, error
     }
 
+    /// Reads a flush as ``encode(to:)`` writes it, or as an older daemon's status file has it.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         reason = try container.decode(Reason.self, forKey: .reason)
@@ -92,6 +93,7 @@ public struct FlushSummary: Sendable, Hashable, Codable {
         error = try container.decodeIfPresent(String.self, forKey: .error)
     }
 
+    /// Writes the flush as the type's documentation shows.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(at, forKey: .at)
