@@ -103,22 +103,6 @@ public struct ClaimedJob: Sendable, Hashable {
                 isBulk: false, bulkLine: line))
     }
 
-    /// A job claimed from somewhere other than a spool directory (a daemon's table of jobs in
-    /// a database): its bytes, and the claim that store drew. `location` names where it lives,
-    /// for messages (`postgres://host/db#lineup_jobs/42`); `name` is the job's name as it was
-    /// enqueued, without `.job.json`.
-    public init(
-        name: String, claim: String, location: String, contents: Data, interruptions: Int, failedAttempts: Int,
-        notBefore: Date?, claimedAt: Date
-    ) {
-        self.init(
-            Fields(
-                name: name, claim: claim, fileName: name + JobFileName.suffix, path: location, contents: contents,
-                interruptions: interruptions, failedAttempts: failedAttempts, claimedAt: claimedAt,
-                notBeforeTag: notBefore.map { Int64($0.timeIntervalSince1970.rounded(.down)) }, loadFailure: nil,
-                isBulk: false, bulkLine: nil))
-    }
-
     /// The file in `active/`.
     public var url: URL {
         URL(fileURLWithPath: path)

@@ -102,7 +102,7 @@ public final class JobDaemon: Service, Sendable {
         var configuration: DaemonConfiguration
         var logger: Logger
         var phase = Phase.idle
-        var runner: JobRunner?
+        var runner: (any JobRunning)?
         var container: PersistentContainer?
         /// The spool's and the store's locks, held from the start until the store is closed.
         var ownership: [OwnershipLock] = []
@@ -197,17 +197,12 @@ public final class JobDaemon: Service, Sendable {
         let signals: UnixSignalsSequence? = handlingSignals ? await UnixSignalsSequence(trapping: .sigusr1, .sighup) : nil
         let opened = try start(configuration, logger: logger)
         let (spool, container, databaseJobs) = (opened.spool, opened.container, opened.databaseJobs)
-        let jobs: any JobStorage = databaseJobs ?? SpoolJobStorage(spool: spool)
-        let runner = JobRunner(
-            jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
-            settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
-            flushFailureTimeoutExpired: { [weak self] reason in
-                guard let self else { return }
-                let error = DaemonError(.flushesFailing, path: configuration.storeLocation, reason)
-                self.state.withLock { $0.stopReason = $0.stopReason ?? error }
-                self.logger.critical("stopping: no job could be acknowledged for too long", metadata: ["error": "\(reason)"])
-                self.requestShutdown()
-            })
+        let runner: any JobRunning =
+            if let databaseJobs {
+                makeRunner(databaseJobs, spool: spool, container: container, configuration: configuration, logger: logger)
+            } else {
+                makeRunner(SpoolJobStorage(spool: spool), spool: spool, container: container, configuration: configuration, logger: logger)
+            }
         state.withLock { state in
             state.runner = runner
             state.container = container
@@ -235,6 +230,23 @@ public final class JobDaemon: Service, Sendable {
             runner: runnerService, spool: spool, databaseJobs: databaseJobs, signals: signals, configuration: configuration)
         await runServices(services, logger: logger)
         try await stop(runner: runnerService, container: container, databaseJobs: databaseJobs)
+    }
+
+    /// The runner of the jobs in `jobs`: the spool's files or the database's rows.
+    private func makeRunner<Storage: JobStorage>(
+        _ jobs: Storage, spool: SpoolDirectory, container: PersistentContainer, configuration: DaemonConfiguration,
+        logger: Logger
+    ) -> JobRunner<Storage> {
+        JobRunner(
+            jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
+            settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
+            flushFailureTimeoutExpired: { [weak self] reason in
+                guard let self else { return }
+                let error = DaemonError(.flushesFailing, path: configuration.storeLocation, reason)
+                self.state.withLock { $0.stopReason = $0.stopReason ?? error }
+                self.logger.critical("stopping: no job could be acknowledged for too long", metadata: ["error": "\(reason)"])
+                self.requestShutdown()
+            })
     }
 
     /// The daemon's background work, each a `Service`, in the order they start; they stop in the

@@ -44,7 +44,7 @@ final class DatabaseJobStorage: JobStorage {
     private let lastHeartbeat = Locked(ContinuousClock.now)
     private let listener = Locked<PostgresSession?>(nil)
     /// Jobs claimed in the last batch that the runner has not asked for yet.
-    private let claimedAhead = Locked<[ClaimedJob]>([])
+    private let claimedAhead = Locked<[ClaimedRow]>([])
     /// How many jobs one claim statement takes at most.
     let claimBatch: Int
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
@@ -261,7 +261,7 @@ final class DatabaseJobStorage: JobStorage {
     /// batch: the runner claims while its window has room, and a round trip per job was most of
     /// a claim's cost. The rest of a batch is held by this daemon until the runner asks for it
     /// (or is given back at shutdown, ``releaseUnhandedClaims()``).
-    func claimNext() throws -> ClaimedJob? {
+    func claimNext() throws -> ClaimedRow? {
         if let next = claimedAhead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             return next
         }
@@ -272,7 +272,7 @@ final class DatabaseJobStorage: JobStorage {
         return first
     }
 
-    private func claimBatchNow() throws -> [ClaimedJob] {
+    private func claimBatchNow() throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
             try session.rows(
                 """
@@ -287,16 +287,14 @@ final class DatabaseJobStorage: JobStorage {
                           extract(epoch FROM j.not_before)::float8
                 """, [.integer(daemonID), .integer(Int64(claimBatch))])
         }
-        let claimedAt = Date()
-        return rows.compactMap { row -> (notBefore: Double, id: Int64, job: ClaimedJob)? in
+        return rows.compactMap { row -> (notBefore: Double, id: Int64, job: ClaimedRow)? in
             guard case let .integer(id) = row[0], case let .text(name) = row[1], case let .blob(contents) = row[2],
                 case let .integer(claims) = row[3], case let .integer(failedAttempts) = row[4],
                 case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6]
             else { return nil }
-            let job = ClaimedJob(
-                name: name, claim: Claim(row: id, claims: claims).text, location: "\(location)#lineup_jobs/\(id)",
-                contents: contents, interruptions: Int(interruptions), failedAttempts: Int(failedAttempts),
-                notBefore: Date(timeIntervalSince1970: notBefore), claimedAt: claimedAt)
+            let job = ClaimedRow(
+                row: id, claims: claims, name: name, location: "\(location)#lineup_jobs/\(id)", contents: contents,
+                interruptions: Int(interruptions), failedAttempts: Int(failedAttempts))
             return (notBefore, id, job)
         }
         // RETURNING keeps no order: the queue's order is (not_before, id).
@@ -304,20 +302,18 @@ final class DatabaseJobStorage: JobStorage {
         .map(\.job)
     }
 
-    func postpone(_ job: ClaimedJob, until notBefore: Date) throws {
+    func postpone(_ job: ClaimedRow, until notBefore: Date) throws {
         try settle(
             job, "state = 'available', claimed_by = NULL, not_before = to_timestamp($4)",
             [.real(notBefore.timeIntervalSince1970)], notifying: true)
     }
 
-    func recordFailedAttempt(of job: ClaimedJob) throws -> ClaimedJob {
+    func recordFailedAttempt(of job: ClaimedRow) throws -> ClaimedRow {
         try settle(job, "failed_attempts = failed_attempts + 1", [])
-        return ClaimedJob(
-            name: job.name, claim: job.claim, location: job.path, contents: job.contents, interruptions: job.interruptions,
-            failedAttempts: job.failedAttempts + 1, notBefore: job.notBefore, claimedAt: job.claimedAt)
+        return job.withFailedAttempt()
     }
 
-    func fail(_ job: ClaimedJob, report: JobFailureReport) throws {
+    func fail(_ job: ClaimedRow, report: JobFailureReport) throws {
         // Noted first: if the update fails, this run took the job as failed all the same.
         if let id = report.id {
             settled.withLock { $0.note(id, .failed(reason: report.reason)) }
@@ -327,7 +323,7 @@ final class DatabaseJobStorage: JobStorage {
             job, "state = 'failed', finished_at = now(), report = $4, reason = $5", [.text(text), .text(report.reason)])
     }
 
-    func release(_ job: ClaimedJob) throws {
+    func release(_ job: ClaimedRow) throws {
         try settle(job, "state = 'available', claimed_by = NULL", [], notifying: true)
     }
 
@@ -358,16 +354,15 @@ final class DatabaseJobStorage: JobStorage {
 
     /// Changes a job's row while this daemon holds its claim (`$1` the row, `$2` its claims,
     /// `$3` this daemon; `arguments` are `$4`…). A claim no longer held throws.
-    private func settle(_ job: ClaimedJob, _ assignments: String, _ arguments: [StoreValue], notifying: Bool = false) throws {
-        let claim = Claim(job.claim)
+    private func settle(_ job: ClaimedRow, _ assignments: String, _ arguments: [StoreValue], notifying: Bool = false) throws {
         try database.sessions.withSession { session in
             try session.transaction {
                 let changed = try session.execute(
                     "UPDATE lineup_jobs SET \(assignments) WHERE id = $1 AND claims = $2 AND claimed_by = $3 AND state = 'running'",
-                    [.integer(claim.row), .integer(claim.claims), .integer(daemonID)] + arguments)
+                    [.integer(job.row), .integer(job.claims), .integer(daemonID)] + arguments)
                 guard changed == 1 else {
                     throw DaemonError(
-                        .leaseLost, path: job.path,
+                        .leaseLost, path: job.location,
                         "\(job.enqueuedFileName): this daemon no longer holds the job (its lease ran out and another daemon took it back)")
                 }
                 if notifying { try session.execute(JobDatabase.notification) }
@@ -377,13 +372,13 @@ final class DatabaseJobStorage: JobStorage {
 
     // MARK: - Acknowledging
 
-    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> FinishedJob {
+    func stage(_ report: JobResultReport, of job: ClaimedRow, logger: Logger) -> FinishedJob<ClaimedRow> {
         FinishedJob(claimed: job, report: report, staged: nil)
     }
 
     /// Flushes with the jobs' acknowledgement in the same transaction: their rows and their
     /// `done` commit together, or neither does.
-    func commit(_ jobs: [FinishedJob], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
+    func commit(_ jobs: [FinishedJob<ClaimedRow>], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
         let statements: [FlushStatement]
         do {
             // The notification wakes the daemons for the jobs that waited for these (`after`).
@@ -422,15 +417,14 @@ final class DatabaseJobStorage: JobStorage {
 
     /// One statement for the whole group, which must change every job of it: a job that another
     /// daemon took back rolls the flush back.
-    private func acknowledgement(of jobs: [FinishedJob]) throws -> FlushStatement {
+    private func acknowledgement(of jobs: [FinishedJob<ClaimedRow>]) throws -> FlushStatement {
         struct Acknowledged: Encodable {
             let id: Int64
             let claims: Int64
             let report: String
         }
         let rows = try jobs.map { job in
-            let claim = Claim(job.claimed.claim)
-            return Acknowledged(id: claim.row, claims: claim.claims, report: String(decoding: try job.report.encoded(), as: UTF8.self))
+            Acknowledged(id: job.claimed.row, claims: job.claimed.claims, report: String(decoding: try job.report.encoded(), as: UTF8.self))
         }
         return FlushStatement(
             """
@@ -441,27 +435,4 @@ final class DatabaseJobStorage: JobStorage {
             arguments: [try JobDatabase.jsonArgument(rows), .integer(daemonID)],
             expectedRowCount: jobs.count)
     }
-}
-
-/// A claim on a job's row, as ``ClaimedJob/claim`` spells it: `<row>.<claims>`, the row's id and
-/// how many times it had been claimed, so that every claim of a row is told apart.
-private struct Claim {
-    let row: Int64
-    let claims: Int64
-
-    init(row: Int64, claims: Int64) {
-        self.row = row
-        self.claims = claims
-    }
-
-    /// Reads a claim that ``DatabaseJobStorage/claimNext()`` made.
-    init(_ text: String) {
-        let parts = text.split(separator: ".")
-        guard parts.count == 2, let row = Int64(parts[0]), let claims = Int64(parts[1]) else {
-            preconditionFailure("\(text) is not the claim of a job in a database")
-        }
-        self.init(row: row, claims: claims)
-    }
-
-    var text: String { "\(row).\(claims)" }
 }

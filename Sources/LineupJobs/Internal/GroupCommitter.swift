@@ -20,18 +20,18 @@ import Logging
 /// Groups are committed one at a time, in the order they were handed over, so a later flush
 /// never acknowledges its jobs before an earlier one. The committer touches only the store and
 /// the job storage: jobs come in and go out as `Sendable` values, never as the coordinator's records.
-final class GroupCommitter: Sendable {
+final class GroupCommitter<Storage: JobStorage>: Sendable {
     private let queue = DispatchQueue(label: "lineup.runner.commit")
     private let container: PersistentContainer
-    private let jobs: any JobStorage
+    private let jobs: Storage
 
-    init(container: PersistentContainer, jobs: any JobStorage) {
+    init(container: PersistentContainer, jobs: Storage) {
         self.container = container
         self.jobs = jobs
     }
 
     /// Prepares the acknowledgement of a job that finished, on the calling thread (the task's).
-    func stage(_ report: JobResultReport, of claimed: ClaimedJob, logger: Logger) -> FinishedJob {
+    func stage(_ report: JobResultReport, of claimed: Storage.Held, logger: Logger) -> FinishedJob<Storage.Held> {
         jobs.stage(report, of: claimed, logger: logger)
     }
 
@@ -40,7 +40,7 @@ final class GroupCommitter: Sendable {
     ///
     /// Every job handed over must have saved into the main context before this call: the flush
     /// starts after it, so it carries their changes.
-    func commit(_ jobs: [FinishedJob], logger: Logger, completion: @escaping @Sendable (CommitOutcome) -> Void) {
+    func commit(_ jobs: [FinishedJob<Storage.Held>], logger: Logger, completion: @escaping @Sendable (CommitOutcome) -> Void) {
         queue.async {
             completion(self.jobs.commit(jobs, flushing: self.container, logger: logger))
         }

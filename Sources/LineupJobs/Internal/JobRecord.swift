@@ -3,7 +3,7 @@ import LineupSpool
 
 /// The runner's bookkeeping for one claimed job, from claim to settlement. Confined to the
 /// runner's coordinator queue (a class so that dependency edges can point at it).
-final class JobRecord {
+final class JobRecord<Held: HeldJob> {
     enum State {
         /// Claimed; the job file is being read and resolved.
         case claimed
@@ -16,13 +16,13 @@ final class JobRecord {
         /// Its changes are in the main context; the next flush carries them, then the file
         /// moves to `done/` with this report (already staged in `tmp/`). It stays so while the
         /// committer flushes and files it.
-        case awaitingFlush(FinishedJob)
+        case awaitingFlush(FinishedJob<Held>)
         /// Settled: done, failed or released.
         case settled
     }
 
     /// The claimed file; it changes name when a failed attempt is counted.
-    var claimed: ClaimedJob
+    var claimed: Held
     let file: JobFile?
     let jobID: String
     var state: State = .claimed
@@ -38,7 +38,7 @@ final class JobRecord {
     /// ``JobTask/keptRowChanges``), summed over the attempts of this claim.
     var keptRowChanges = 0
 
-    init(claimed: ClaimedJob, file: JobFile?, policy: RetryPolicy) {
+    init(claimed: Held, file: JobFile?, policy: RetryPolicy) {
         self.claimed = claimed
         self.file = file
         self.jobID = file?.id ?? claimed.name

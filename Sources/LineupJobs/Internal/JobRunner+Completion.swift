@@ -10,8 +10,8 @@ extension JobRunner {
     /// task's thread, before the completion hops to the coordinator: it touches only immutable,
     /// `Sendable` state.
     func stageReport(
-        of task: JobTask, claimed: ClaimedJob, id: String?, kind: String, attempt: Int
-    ) -> FinishedJob? {
+        of task: JobTask, claimed: Storage.Held, id: String?, kind: String, attempt: Int
+    ) -> FinishedJob<Storage.Held>? {
         guard case let .succeeded(outcome) = task.finalResult else { return nil }
         let now = Date()
         let report = JobResultReport(
@@ -23,7 +23,7 @@ extension JobRunner {
     /// A task left the queue: keep its result for the flush, retry it, fail it or release it.
     ///
     /// - Parameter finished: for a success, its report staged by ``stageReport(of:claimed:id:kind:attempt:)``.
-    func taskCompleted(claim: String, task: JobTask, finished: FinishedJob?) {
+    func taskCompleted(claim: String, task: JobTask, finished: FinishedJob<Storage.Held>?) {
         assertOnCoordinator()
         if let info = runawayTasks.removeValue(forKey: ObjectIdentifier(task)) {
             logger.warning("the task of a job that timed out has stopped at last; what it did was discarded", metadata: ["job": "\(info.id ?? info.name)"])
@@ -83,7 +83,7 @@ extension JobRunner {
     }
 
     /// Retries the job after its backoff delay, or fails it for good.
-    func handleFailure(_ record: JobRecord, _ error: any Error) {
+    func handleFailure(_ record: Record, _ error: any Error) {
         assertOnCoordinator()
         let retryable = ErrorClassification.isRetryable(error)
         guard retryable, record.policy.allowsRetry(afterAttempt: record.attempt) else {
@@ -120,7 +120,7 @@ extension JobRunner {
     }
 
     /// Writes the error report and moves the job to `failed/`.
-    func failPermanently(_ record: JobRecord, _ error: any Error) {
+    func failPermanently(_ record: Record, _ error: any Error) {
         assertOnCoordinator()
         var reason = describe(error, of: record)
         if record.keptRowChanges > 0 {
@@ -145,7 +145,7 @@ extension JobRunner {
     }
 
     /// Returns the job's file to `new/` (shutdown): it runs again at the next start.
-    func release(_ record: JobRecord) {
+    func release(_ record: Record) {
         assertOnCoordinator()
         do {
             try jobs.release(record.claimed)
@@ -161,7 +161,7 @@ extension JobRunner {
     /// Forgets the job, runs `announce`, then judges again the jobs parked on it: they may run
     /// now, or fail, after the job's own settlement is announced. The job storage tells already
     /// how it was settled (done, failed), or, for a job given back, that it was not.
-    func settle(_ record: JobRecord, then announce: () -> Void = {}) {
+    func settle(_ record: Record, then announce: () -> Void = {}) {
         record.state = .settled
         record.preparedTask = nil
         live[record.claim] = nil
@@ -175,7 +175,7 @@ extension JobRunner {
     }
 
     /// The error as a sentence that names the job file as it was enqueued.
-    func describe(_ error: any Error, of record: JobRecord) -> String {
+    func describe(_ error: any Error, of record: Record) -> String {
         if let error = error as? JobError {
             return error.naming(jobFile: record.claimed.enqueuedFileName).description
         }

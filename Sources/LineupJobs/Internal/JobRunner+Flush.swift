@@ -33,7 +33,7 @@ extension JobRunner {
         // Every job in the group saved into the main context before this point (its completion
         // reached the coordinator after its save), and the committer flushes after it, so the
         // flush carries their changes. Jobs flushed before whose filing failed go again.
-        let jobs = acknowledgements.beginFlush().compactMap { record -> FinishedJob? in
+        let jobs = acknowledgements.beginFlush().compactMap { record -> FinishedJob<Storage.Held>? in
             guard case let .awaitingFlush(job) = record.state else { return nil }
             return job
         }

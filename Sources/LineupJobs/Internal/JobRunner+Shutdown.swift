@@ -10,28 +10,11 @@ extension JobRunner {
         await onCoordinator { self.beginStopping() }
     }
 
-    /// How shutdown ended.
-    struct ShutdownOutcome: Sendable {
-        /// The error of the final flush, if it failed (its jobs were returned to `new/`).
-        var flushError: (any Error)?
-        /// Jobs whose tasks still ran after the grace period and the cancellation timeout: left
-        /// in `active/` for the next start's recovery, since their operations still run.
-        var abandoned: [JobInfo]
-        /// Jobs failed for good because their tasks did not stop when their time limit
-        /// cancelled them, and whose tasks still run.
-        var runaway: [JobInfo] = []
-
-        /// Whether tasks still run: the store must stay open, and the jobs claimed.
-        var leftTasksRunning: Bool {
-            !abandoned.isEmpty || !runaway.isEmpty
-        }
-    }
-
     /// The rest of shutdown, as DESIGN §3 orders it (after ``stopStarting()``): let running
     /// tasks finish within `gracePeriod`; cancel the rest; flush a last time (acknowledging what
     /// finished); return every job not acknowledged to `new/`, except those whose tasks ignored
     /// the cancellation for `cancellationTimeout`: they stay in `active/`.
-    func finishShutdown(gracePeriod: Duration, cancellationTimeout: Duration) async -> ShutdownOutcome {
+    func finishShutdown(gracePeriod: Duration, cancellationTimeout: Duration) async -> RunnerShutdownOutcome {
         if !(await wait(until: .noRunningTasks, timeout: gracePeriod)) {
             let running = await onCoordinator { self.live.values.count { $0.runningTask != nil } }
             logger.warning(
@@ -51,7 +34,7 @@ extension JobRunner {
             flushError = error
         }
         let (abandoned, runaway) = await onCoordinator { (self.finishStopping(), self.runawayTasks.values.sorted { $0.name < $1.name }) }
-        return ShutdownOutcome(flushError: flushError, abandoned: abandoned, runaway: runaway)
+        return RunnerShutdownOutcome(flushError: flushError, abandoned: abandoned, runaway: runaway)
     }
 
     /// No more claims, starts or retries; jobs that are not in the queue go back to `new/`.
@@ -152,5 +135,22 @@ extension JobRunner {
         case .noRunningTasks: !live.values.contains { $0.runningTask != nil }
         case .noQueuedTasks: queuedTaskCount == 0
         }
+    }
+}
+
+/// How the runner's shutdown ended.
+struct RunnerShutdownOutcome: Sendable {
+    /// The error of the final flush, if it failed (its jobs were returned to `new/`).
+    var flushError: (any Error)?
+    /// Jobs whose tasks still ran after the grace period and the cancellation timeout: left
+    /// in `active/` for the next start's recovery, since their operations still run.
+    var abandoned: [JobInfo]
+    /// Jobs failed for good because their tasks did not stop when their time limit
+    /// cancelled them, and whose tasks still run.
+    var runaway: [JobInfo] = []
+
+    /// Whether tasks still run: the store must stay open, and the jobs claimed.
+    var leftTasksRunning: Bool {
+        !abandoned.isEmpty || !runaway.isEmpty
     }
 }

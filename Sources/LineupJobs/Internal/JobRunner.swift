@@ -23,10 +23,13 @@ import Synchronization
 /// ``DependencyBook``) → queued → running → finished, awaiting the flush → committing →
 /// acknowledged (`done/`). A failure is retried with backoff (waiting for retry) or
 /// goes to `failed/`; at shutdown a job not finished goes back to `new/` (released).
-final class JobRunner: @unchecked Sendable {
+final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     // @unchecked Sendable: every `var` below is touched only on `coordinator` (checked by
     // `dispatchPrecondition` in debug builds); the `let`s are Sendable, and `OperationQueue` is
     // thread-safe.
+
+    /// The runner's bookkeeping for one job it holds.
+    typealias Record = JobRecord<Storage.Held>
 
     let coordinator = DispatchQueue(label: "lineup.runner")
     /// The default queue, for the kinds of no named queue.
@@ -35,9 +38,9 @@ final class JobRunner: @unchecked Sendable {
     let queuesByKind: [String: OperationQueue]
     /// Every queue, the default one first.
     let allQueues: [OperationQueue]
-    let committer: GroupCommitter
+    let committer: GroupCommitter<Storage>
     /// Where the jobs wait and are settled.
-    let jobs: any JobStorage
+    let jobs: Storage
     /// The spool directory that `status.json` is written into (on every back end: it is the host's).
     let statusDirectory: URL
     let container: PersistentContainer
@@ -53,11 +56,11 @@ final class JobRunner: @unchecked Sendable {
     let rowLimitFlushPending = Atomic<Bool>(false)
 
     /// Unsettled jobs by claim (names may repeat; claims do not).
-    var live: [String: JobRecord] = [:]
+    var live: [String: Record] = [:]
     /// Which unsettled jobs have which ids, and which parked jobs wait for them.
     var dependencies = DependencyBook()
     /// Finished jobs on their way to their acknowledgement (group commit).
-    var acknowledgements = AcknowledgementPipeline<JobRecord>()
+    var acknowledgements = AcknowledgementPipeline<Record>()
     /// Tasks in the queue (not completed).
     var queuedTaskCount = 0
     var isStopping = false
@@ -79,7 +82,7 @@ final class JobRunner: @unchecked Sendable {
     var nextWaiterToken = 0
 
     init(
-        jobs: any JobStorage, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
+        jobs: Storage, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
         settings: RunnerSettings, events: EventBroadcaster, jitter: @escaping @Sendable () -> Double,
         flushFailureTimeoutExpired: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -168,7 +171,7 @@ final class JobRunner: @unchecked Sendable {
         assertOnCoordinator()
         let window = settings.withLock { $0.configuration.effectiveClaimWindow }
         while !isStopping, queuedTaskCount + dependencies.parkedOnJobsInHandCount < window, !isClaimingPaused {
-            let claimed: ClaimedJob?
+            let claimed: Storage.Held?
             do {
                 claimed = try jobs.claimNext()
             } catch {
@@ -195,7 +198,7 @@ final class JobRunner: @unchecked Sendable {
 
     /// Takes a claimed job in: parses it, makes its first task (which validates its
     /// parameters), then resolves its dependencies.
-    func submit(_ claimed: ClaimedJob) {
+    func submit(_ claimed: Storage.Held) {
         assertOnCoordinator()
         let file: JobFile?
         var invalid: JobError?
@@ -212,19 +215,19 @@ final class JobRunner: @unchecked Sendable {
         }
         let policy = settings.withLock { $0.configuration.retry }.overridden(
             maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
-        let record = JobRecord(claimed: claimed, file: file, policy: policy)
+        let record = Record(claimed: claimed, file: file, policy: policy)
         // Failed attempts of earlier runs count: the number lives in the file name.
         record.attempt = claimed.failedAttempts + 1
         live[record.claim] = record
         events.emit(.jobClaimed(record.info))
-        logger.debug("job claimed", metadata: ["job": "\(record.jobID)", "file": "\(claimed.fileName)"])
+        logger.debug("job claimed", metadata: ["job": "\(record.jobID)", "file": "\(claimed.enqueuedFileName)", "claim": "\(claimed.claim)"])
         admit(record, invalid: invalid)
     }
 
     /// Returns a job whose `notBefore` time is still to come to `new/`, named so that claimers
     /// skip it until then (a job enqueued with `SpoolDirectory.enqueue(_:)` has that name
     /// already and is not claimed early; one written into `new/` by hand is, once).
-    private func postpone(_ claimed: ClaimedJob, file: JobFile?, until notBefore: Date) {
+    private func postpone(_ claimed: Storage.Held, file: JobFile?, until notBefore: Date) {
         let info = JobInfo(name: claimed.name, claim: claimed.claim, id: file?.id, kind: file?.kind, attempt: claimed.failedAttempts + 1)
         do {
             try jobs.postpone(claimed, until: notBefore)
@@ -240,7 +243,7 @@ final class JobRunner: @unchecked Sendable {
 
     /// Fails the job at once when its file or parameters are invalid; otherwise resolves its
     /// dependencies.
-    private func admit(_ record: JobRecord, invalid: JobError?) {
+    private func admit(_ record: Record, invalid: JobError?) {
         if let invalid {
             failPermanently(record, invalid)
             return
@@ -279,7 +282,7 @@ final class JobRunner: @unchecked Sendable {
         resolveDependencies(record)
     }
 
-    func makeRequest(_ record: JobRecord) -> JobRequest {
+    func makeRequest(_ record: Record) -> JobRequest {
         JobRequest(
             jobID: record.jobID, name: record.name, file: record.file!, jobFilePath: record.claimed.enqueuedFileName,
             attempt: record.attempt, interruptions: record.claimed.interruptions, paths: paths,
@@ -291,7 +294,7 @@ final class JobRunner: @unchecked Sendable {
     /// Queues the job if every job in its `after` list is done; fails it if one failed or if it
     /// waits for itself (a cycle); otherwise parks it until those jobs settle. Called at admission
     /// and again each time a job it waits for settles.
-    func resolveDependencies(_ record: JobRecord) {
+    func resolveDependencies(_ record: Record) {
         assertOnCoordinator()
         guard let file = record.file, !record.isSettled else { return }
         switch verdict(on: file, of: record.claim) {
@@ -323,7 +326,7 @@ final class JobRunner: @unchecked Sendable {
     /// Parks the job until the jobs it waits for settle. A dependency that has finished and only
     /// waits for its flush is flushed soon; an id no job has is waited for up to
     /// ``DaemonConfiguration/dependencyWaitTimeout``.
-    private func park(_ record: JobRecord, inHand: Set<String>, unknown: Set<String>) {
+    private func park(_ record: Record, inHand: Set<String>, unknown: Set<String>) {
         guard !isStopping else {
             release(record)
             return
@@ -385,7 +388,7 @@ final class JobRunner: @unchecked Sendable {
     // MARK: - Attempts
 
     /// Puts the job's next task on the queue.
-    func startAttempt(_ record: JobRecord) {
+    func startAttempt(_ record: Record) {
         assertOnCoordinator()
         guard !isStopping else {
             release(record)

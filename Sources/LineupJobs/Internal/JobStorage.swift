@@ -16,23 +16,26 @@ import Logging
 /// The runner calls the claiming and settling methods on its coordinator, and
 /// ``commit(_:flushing:logger:)`` on its commit queue.
 protocol JobStorage: Sendable {
+    /// The jobs it hands out when claimed, and takes back to settle them.
+    associatedtype Held: HeldJob
+
     /// Where the jobs are, for messages: the spool's path, or the database's URL.
     var location: String { get }
 
     /// The next job that is due, claimed for this process; nil when none is.
-    func claimNext() throws -> ClaimedJob?
+    func claimNext() throws -> Held?
 
     /// Gives back a job claimed before its `notBefore` time, to be claimed then.
-    func postpone(_ job: ClaimedJob, until notBefore: Date) throws
+    func postpone(_ job: Held, until notBefore: Date) throws
 
     /// Counts a failed attempt where a restart reads it; returns the job as it is now.
-    func recordFailedAttempt(of job: ClaimedJob) throws -> ClaimedJob
+    func recordFailedAttempt(of job: Held) throws -> Held
 
     /// Settles a job as failed for good, with its report.
-    func fail(_ job: ClaimedJob, report: JobFailureReport) throws
+    func fail(_ job: Held, report: JobFailureReport) throws
 
     /// Gives a job back unrun (shutdown), for the next claim by any daemon.
-    func release(_ job: ClaimedJob) throws
+    func release(_ job: Held) throws
 
     /// At shutdown, gives back what the queue holds claimed without having handed it to the
     /// runner (the rest of bulk files; jobs claimed ahead).
@@ -49,16 +52,16 @@ protocol JobStorage: Sendable {
 
     /// Prepares the acknowledgement of a job that succeeded, on the thread of its task, so that
     /// what is left after the flush is as little as possible.
-    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> FinishedJob
+    func stage(_ report: JobResultReport, of job: Held, logger: Logger) -> FinishedJob<Held>
 
     /// Flushes `container` and acknowledges `jobs`, whose changes the main context holds (every
     /// one saved into it before this call). Nothing is acknowledged when the flush fails.
-    func commit(_ jobs: [FinishedJob], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome
+    func commit(_ jobs: [FinishedJob<Held>], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome
 }
 
 /// A finished job to acknowledge once the flush that carries its changes has committed.
-struct FinishedJob: Sendable {
-    let claimed: ClaimedJob
+struct FinishedJob<Held: HeldJob>: Sendable {
+    let claimed: Held
     let report: JobResultReport
     /// Its report written into the spool's `tmp/`; nil when that failed (filing tries again),
     /// or when the storage keeps reports elsewhere.

@@ -95,7 +95,7 @@ final class SpoolJobStorage: JobStorage {
 
     /// Writes the job's result report into `tmp/`, so that filing it after the flush takes only
     /// renames.
-    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> FinishedJob {
+    func stage(_ report: JobResultReport, of job: ClaimedJob, logger: Logger) -> FinishedJob<ClaimedJob> {
         do {
             let staged = try spool.stageResultReport(report.encoded(), of: job)
             return FinishedJob(claimed: job, report: report, staged: staged)
@@ -108,7 +108,7 @@ final class SpoolJobStorage: JobStorage {
     }
 
     /// Flushes, then files the jobs in `done/` if the flush committed.
-    func commit(_ jobs: [FinishedJob], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
+    func commit(_ jobs: [FinishedJob<ClaimedJob>], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
         let flush = Result { try container.flush() }
         guard case .success = flush else {
             return CommitOutcome(flush: flush, filed: [])
@@ -125,7 +125,7 @@ final class SpoolJobStorage: JobStorage {
     /// Moves the jobs to `done/` with their reports, as one group (one directory sync for the
     /// group rather than one per job); returns the claims of those moved. When the group stops at
     /// an error, the rest are tried one by one, so that one bad file holds back only itself.
-    private func file(_ jobs: [FinishedJob], logger: Logger) -> (filed: Set<String>, error: (any Error)?) {
+    private func file(_ jobs: [FinishedJob<ClaimedJob>], logger: Logger) -> (filed: Set<String>, error: (any Error)?) {
         guard !jobs.isEmpty else { return ([], nil) }
         let staged = jobs.compactMap { $0.staged ?? stage($0.report, of: $0.claimed, logger: logger).staged }
         do {

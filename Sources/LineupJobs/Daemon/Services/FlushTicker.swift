@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// wedged disk) stops the feeding, so that the supervisor restarts a daemon that could
 /// acknowledge nothing.
 struct FlushTicker: Service, CustomStringConvertible {
-    let runner: JobRunner
+    let runner: any JobRunning
     let watchdog: JobDaemon.Watchdog?
     /// Read at each tick, so that a reload changes it.
     let interval: @Sendable () -> Duration

@@ -10,13 +10,13 @@ import ServiceLifecycle
 /// It sits early in the group, so that it stops after the services that feed it (the spool
 /// watcher, the flush ticker, the signals) and before those it needs (the database lease).
 final class RunnerService: Service, CustomStringConvertible, Sendable {
-    let runner: JobRunner
+    let runner: any JobRunning
     private let events: EventBroadcaster
     /// The configuration and logger in effect when shutdown begins (a reload may change them).
     private let settings: @Sendable () -> (DaemonConfiguration, Logger)
-    private let outcome = Locked<JobRunner.ShutdownOutcome?>(nil)
+    private let outcome = Locked<RunnerShutdownOutcome?>(nil)
 
-    init(runner: JobRunner, events: EventBroadcaster, settings: @escaping @Sendable () -> (DaemonConfiguration, Logger)) {
+    init(runner: any JobRunning, events: EventBroadcaster, settings: @escaping @Sendable () -> (DaemonConfiguration, Logger)) {
         self.runner = runner
         self.events = events
         self.settings = settings
@@ -25,7 +25,7 @@ final class RunnerService: Service, CustomStringConvertible, Sendable {
     var description: String { "job runner" }
 
     /// How the shutdown ended; nil until it has.
-    var shutdownOutcome: JobRunner.ShutdownOutcome? {
+    var shutdownOutcome: RunnerShutdownOutcome? {
         outcome.withLock { $0 }
     }
 

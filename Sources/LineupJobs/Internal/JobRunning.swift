@@ -1,0 +1,23 @@
+/// The runner as the daemon drives it, whatever storage holds its jobs: the daemon, its services
+/// and its reloads reach the runner (a ``JobRunner`` of a spool or of a database) only through
+/// this.
+protocol JobRunning: AnyObject, Sendable {
+    /// Claims what is due, soon (a hint: files arrived, or a notification came).
+    func claimAvailable()
+    /// Told after each child save: the main context now holds `rows` unsaved rows.
+    func mainContextHolds(_ rows: Int)
+    /// Takes a reloaded configuration's settings.
+    func apply(_ settings: RunnerSettings)
+    /// Flushes now and acknowledges what the flush carried.
+    func flush(_ reason: FlushSummary.Reason) async throws -> FlushSummary
+    /// Asks the main context for its unsaved rows and writes `status.json`.
+    func refreshStatus() async
+    /// The status as `status.json` has it now.
+    func status() async -> DaemonStatus
+    /// The first step of shutdown: no more claims, starts or retries.
+    func stopStarting() async
+    /// The rest of shutdown: the grace period, cancellation, the final flush, the releases.
+    func finishShutdown(gracePeriod: Duration, cancellationTimeout: Duration) async -> RunnerShutdownOutcome
+}
+
+extension JobRunner: JobRunning {}
