@@ -4,6 +4,9 @@ import LineupSpool
 /// The runner's bookkeeping for one claimed job, from claim to settlement. Confined to the
 /// runner's coordinator queue (a class so that dependency edges can point at it).
 final class JobRecord<Held: HeldJob> {
+    /// The runner's stages of a job it holds: every one of them is ``LineupSpool/JobState/running``
+    /// to any reader outside the runner, until the job is settled (`done` or `failed`, or
+    /// released back to `queued`).
     enum State {
         /// Claimed; the job file is being read and resolved.
         case claimed

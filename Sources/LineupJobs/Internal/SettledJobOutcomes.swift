@@ -1,4 +1,5 @@
-/// How a job was settled, as a dependency on it sees it.
+/// How a job was settled, as a dependency on it sees it: its final ``LineupSpool/JobState``
+/// (`done` or `failed`), with the failure's reason that a dependent's own failure repeats.
 enum SettledJobOutcome: Equatable {
     case done
     case failed(reason: String)
