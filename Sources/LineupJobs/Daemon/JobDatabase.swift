@@ -7,10 +7,12 @@ public import Logging
 /// `lineup_jobs` beside the store's tables, and `lineup_daemons`, the daemons that hold claims,
 /// each with a lease that its heartbeats renew.
 ///
-/// A job's row goes `available` → `running` (claimed by one daemon with `FOR UPDATE SKIP LOCKED`)
-/// → `done`, in the transaction of the flush that writes its rows, or `failed`. It goes back to
-/// `available` when its daemon gives it back at shutdown, or dies and its lease runs out; a job
-/// whose daemons died under it more than `poisonThreshold` times fails instead (poison).
+/// A job's row goes through the states of ``LineupSpool/JobState``: queued (stored as
+/// `available`, ``LineupSpool/JobState/columnValue``) → running (claimed by one daemon with
+/// `FOR UPDATE SKIP LOCKED`) → done, in the transaction of the flush that writes its rows, or
+/// failed. It goes back to queued when its daemon gives it back at shutdown, or dies and its
+/// lease runs out; a job whose daemons died under it more than `poisonThreshold` times fails
+/// instead (poison).
 ///
 /// Enqueueing inserts rows and notifies `lineup_jobs` in the same transaction, so listening
 /// daemons claim at once; they also poll, in case a notification is lost with a connection.
