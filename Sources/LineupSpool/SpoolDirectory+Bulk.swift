@@ -30,7 +30,9 @@ import LineupLocking
 ///
 /// Once every line has an outcome the ledger is renamed into `done/` as
 /// `<stem>.results.jsonl` (the bulk's result report), then the bulk file beside it, in the
-/// order a job file and its report take.
+/// order a job file and its report take. Until then the ledger alone says which lines earlier
+/// runs settled: a daemon that starts later reads them there
+/// (``SpoolDirectory/settledLines(of:)``) to resolve `after` lists that name them.
 ///
 /// ## Crashes and shutdown
 ///
@@ -84,17 +86,83 @@ extension SpoolDirectory {
         }
     }
 
-    /// The ids of the lines of a bulk file in `done/` that were acknowledged, from its results:
-    /// a daemon that starts later resolves `after` lists naming them through this.
-    public func acknowledgedLineIDs(of entry: SpoolEntry) throws(SpoolError) -> [String] {
-        guard entry.isBulk, entry.state == .done else { return [] }
+    // MARK: Lines settled, for `after` lists
+
+    /// The lines of a bulk file that have an outcome (done, or failed for good), with their ids,
+    /// in line order: a daemon that starts later resolves `after` lists naming them through this.
+    /// They are read from the results of a bulk in `done/` or `failed/`, and from the ledger in
+    /// `active/` of a bulk not finished (in `new/` or `active/`): until its last line has an
+    /// outcome, the ledger alone records the lines that earlier runs settled. Lines without an id
+    /// are left out, and so are lines that are not valid job files: no `after` list names them.
+    ///
+    /// A ledger is only read here: an entry that a power cut left unfinished is skipped, not cut
+    /// off (the bulk's next claim does that), since a claim of the bulk may be appending to it.
+    ///
+    /// - Throws: ``SpoolError`` when the bulk file or its ledger cannot be read, as when the bulk
+    ///   moved after `entry` was listed (claimed, given back or finished); list it again then.
+    public func settledLines(of entry: SpoolEntry) throws(SpoolError) -> [SettledBulkLine] {
+        guard entry.isBulk else { return [] }
+        let fileName = entry.jobFileName
+        let ledgerPath: String
+        switch entry.state {
+        case .done, .failed:
+            ledgerPath = path(of: entry.state) + "/" + fileName.resultReportName
+        case .queued, .running:
+            // Never claimed: it has no ledger, and no line an outcome.
+            guard fileName.claim != nil else { return [] }
+            ledgerPath = path(of: .running) + "/" + fileName.ledgerName
+        }
+        // The ledger first: a bulk none of whose lines has an outcome is not read at all.
+        let ledger = try BulkLedger.read(ledgerPath, repairing: false)
+        guard !ledger.settled.isEmpty else { return [] }
         let (contents, size) = try FileSystem.readFile(entry.path, limit: Self.maximumBulkFileSize)
         guard size == contents.count else { return [] }
-        let results = try BulkLedger.read(path(of: .done) + "/" + entry.jobFileName.resultReportName)
         return Self.bulkLineRanges(of: contents).compactMap { number, range in
-            guard case .done? = results.settled[number] else { return nil }
-            return (try? JobFile(data: contents[range]))?.id
+            guard let settled = ledger.settled[number], let id = (try? JobFile(data: contents[range]))?.id else { return nil }
+            switch settled {
+            case .done:
+                return SettledBulkLine(number: number, id: id, outcome: .done)
+            case let .failed(report):
+                return SettledBulkLine(number: number, id: id, outcome: .failed(try? JobFailureReport(data: report)))
+            }
         }
+    }
+
+    /// The ids of the lines of a bulk file that were acknowledged (``settledLines(of:)`` done):
+    /// a done bulk is kept while a queued job names one of them.
+    public func acknowledgedLineIDs(of entry: SpoolEntry) throws(SpoolError) -> [String] {
+        try settledLines(of: entry).compactMap { $0.outcome == .done ? $0.id : nil }
+    }
+
+    /// The bulk files not finished (in `new/` or `active/`) that have a ledger, for
+    /// ``settledLines(of:)``, leaving out those (by name and claim) that `isRead` says the caller
+    /// has read already. Only `active/`, where the ledgers lie, is listed; `new/` (which may
+    /// hold a long queue) only when a ledger left in has no bulk in `active/`, so that a caller
+    /// that reads each ledger once lists the queue only while a ledger is new to it.
+    ///
+    /// A bulk that moves between the two directories while they are listed may be missing: it
+    /// is there when they are listed again.
+    public func unfinishedBulks(
+        skipping isRead: (_ name: String, _ claim: String) -> Bool
+    ) throws(SpoolError) -> [SpoolEntry] {
+        let active = try FileSystem.fileNames(in: path(of: .running))
+        var ledgers: Set<String> = []
+        for name in active {
+            guard let bulk = JobFileName.bulk(ofLedger: name), !isRead(bulk.name, bulk.claim) else { continue }
+            ledgers.insert(name)
+        }
+        var bulks: [SpoolEntry] = []
+        func take(_ state: JobState, among names: [String]) {
+            for fileName in names.lazy.compactMap(JobFileName.init(fileName:)) where fileName.isBulk && fileName.claim != nil {
+                guard ledgers.remove(fileName.ledgerName) != nil else { continue }
+                bulks.append(SpoolEntry(fileName: fileName, state: state, path: path(of: state) + "/" + fileName.fileName))
+            }
+        }
+        take(.running, among: active)
+        if !ledgers.isEmpty {
+            take(.queued, among: try FileSystem.fileNames(in: path(of: .queued)))
+        }
+        return bulks
     }
 
     // MARK: Claiming lines
@@ -266,6 +334,33 @@ extension SpoolDirectory {
                 try? FileSystem.removeFile(temporary)
             }
         }
+    }
+}
+
+/// A job line of a bulk file that has an outcome, as the bulk's ledger or results record it
+/// (``SpoolDirectory/settledLines(of:)``).
+public struct SettledBulkLine: Sendable, Hashable {
+    /// How a line was settled.
+    public enum Outcome: Sendable, Hashable {
+        /// Acknowledged: the line's job succeeded and its changes were flushed.
+        case done
+        /// Failed for good, with its error report; nil when the ledger's copy of the report
+        /// cannot be read.
+        case failed(JobFailureReport?)
+    }
+
+    /// The line's number in the bulk file, from 1, as an editor numbers it.
+    public let number: Int
+    /// The `id` of the line's job.
+    public let id: String
+    /// How it was settled.
+    public let outcome: Outcome
+
+    /// A settled line.
+    public init(number: Int, id: String, outcome: Outcome) {
+        self.number = number
+        self.id = id
+        self.outcome = outcome
     }
 }
 

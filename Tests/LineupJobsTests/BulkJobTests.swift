@@ -84,6 +84,66 @@ import Testing
         #expect(try second.rowsOnDiskAfterStop() == 3)
     }
 
+    /// Runs a bulk of two lines, `first` and a slow job, until the first has its outcome, then
+    /// stops: the slow line is cancelled and released, and the bulk goes back to `new/`
+    /// unfinished, the first line's outcome recorded in its ledger.
+    func runTheFirstLineOfAnUnfinishedBulk(_ first: JobFile, in root: URL) async throws -> SpoolEntry {
+        let harness = try DaemonHarness(root: root) { $0.gracePeriod = .milliseconds(100) }
+        var (events, run) = try await harness.start()
+        let bulk = try harness.spool.enqueueBulk([first, try JobFile(kind: "slow")])
+        try await events.ended(bulk.name + ".line1")
+        #expect(harness.running.wait(timeout: 10), "the slow line started")
+        try await harness.daemon.flush()
+        try await harness.stop(run)
+        #expect(try harness.spool.entries(.queued).map(\.name) == [bulk.name])
+        #expect(try harness.spool.entries(.done).isEmpty)
+        return bulk
+    }
+
+    @Test func aJobWaitingForALineDoneInAnEarlierRunOfAnUnfinishedBulkGoesOn() async throws {
+        let root = FileManager.default.temporaryDirectory.appending(path: "lineup-bulk-open-after-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let bulk = try await runTheFirstLineOfAnUnfinishedBulk(
+            try JobFile(kind: "insert-rows", id: "seed-rows", parameters: ["count": 2]), in: root)
+
+        // The new daemon claims the bulk again and runs its slow line, which holds it open: it
+        // learns of the line done only from the bulk's ledger.
+        let second = try DaemonHarness(root: root) { $0.dependencyWaitTimeout = .milliseconds(200) }
+        var (events, run) = try await second.start()
+        let dependent = try second.enqueue(["kind": "insert-rows", "count": 1, "after": ["seed-rows"]])
+        try await events.ended(dependent.name)
+        #expect(try second.spool.counts().failed == 0, "\(events.seen)")
+        #expect(try second.spool.entries(.done).filter(\.isBulk).isEmpty, "the bulk is not finished")
+        second.latch.open()
+        try await events.finished(bulk.name + ".line2")
+        try await second.daemon.flush()
+        try await second.stop(run)
+        #expect(try second.spool.entries(.done).map(\.name).sorted() == [bulk.name, dependent.name].sorted())
+    }
+
+    @Test func aJobWaitingForALineFailedInAnEarlierRunOfAnUnfinishedBulkFailsWithItsReason() async throws {
+        let root = FileManager.default.temporaryDirectory.appending(path: "lineup-bulk-open-after-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let bulk = try await runTheFirstLineOfAnUnfinishedBulk(
+            try JobFile(kind: "fail-n-times", id: "seed-rows", parameters: ["failures": 9, "retryable": false]), in: root)
+        let spool = try SpoolDirectory(root: root.appending(path: "spool"), durability: .none)
+        let failedLine = try #require(try spool.entries(.failed).first { $0.name == bulk.name + ".line1" })
+        let lineFailure = try spool.failureReport(for: failedLine)
+
+        let second = try DaemonHarness(root: root) { $0.dependencyWaitTimeout = .milliseconds(200) }
+        var (events, run) = try await second.start()
+        let dependent = try second.enqueue(["kind": "insert-rows", "count": 1, "after": ["seed-rows"]])
+        let report = try await events.failed(dependent.name)
+        // As for a job file that failed: the reason of the line's own error report.
+        #expect(
+            report.reason == "\(dependent.fileName): dependency failed: job seed-rows in `after` failed: \(lineFailure.reason)",
+            "\(report.reason)")
+        #expect(try second.spool.entries(.done).filter(\.isBulk).isEmpty, "the bulk is not finished")
+        second.latch.open()
+        try await events.finished(bulk.name + ".line2")
+        try await second.stop(run)
+    }
+
     @Test func aRestartRunsOnlyTheLinesNotAcknowledged() async throws {
         let root = FileManager.default.temporaryDirectory.appending(path: "lineup-bulk-restart-\(UUID().uuidString)")
         // The slow line is still running at the stop: cancelled after a short grace.

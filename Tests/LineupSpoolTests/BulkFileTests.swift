@@ -244,6 +244,85 @@ struct BulkFileTests {
         }
     }
 
+    @Test("a bulk failed whole (cancelled) keeps its acknowledged lines acknowledged, for `after` lists of later runs")
+    func acknowledgedLineIDsOfABulkFailedWhole() async throws {
+        try await withSpool { spool in
+            try spool.enqueueBulk([JobFile(kind: "noop", id: "first"), JobFile(kind: "noop", id: "second")])
+            let lines = try claimAll(spool)
+            try spool.complete(lines[0], report: report(1))
+            try spool.release(lines[1])
+            let queued = try #require(try spool.entries(.queued).first)
+            let failed = try spool.cancel(queued)
+            #expect(failed.isBulk && failed.state == .failed)
+            #expect(try spool.acknowledgedLineIDs(of: failed) == ["first"])
+        }
+    }
+
+    @Test("the lines of an unfinished bulk that an earlier run settled are read from its ledger, a failed one with its report even when a crash kept it out of failed/")
+    func settledLinesOfAnUnfinishedBulk() async throws {
+        try await withSpool { spool in
+            let entry = try spool.enqueueBulk([
+                JobFile(kind: "noop", id: "first"), JobFile(kind: "noop"), JobFile(kind: "noop", id: "third"),
+                JobFile(kind: "noop", id: "fourth"),
+            ])
+            let lines = try claimAll(spool)
+            try spool.complete(lines[0], report: report(1))
+            try spool.complete(lines[1], report: report(2))
+            let failure = JobFailureReport(
+                name: lines[2].name, id: "third", kind: "noop", reason: "the third line's own reason", attempts: 1,
+                retryable: false, startedAt: nil, finishedAt: Date())
+            try spool.fail(lines[2], report: failure)
+            for name in try fileNames(in: spool, "failed") {
+                try FileManager.default.removeItem(at: spool.root.appending(path: "failed").appending(path: name))
+            }
+            // The daemon dies here, line 4 running; the next one recovers the bulk into new/.
+            let restarted = try SpoolDirectory(root: spool.root, durability: .none)
+            try restarted.recoverActive()
+
+            let unfinished = try restarted.unfinishedBulks { _, _ in false }
+            #expect(unfinished.map(\.name) == [entry.name] && unfinished.map(\.state) == [.queued])
+            let queued = try #require(unfinished.first)
+            func expectSettled(_ settled: [SettledBulkLine]) {
+                #expect(settled.map(\.number) == [1, 3] && settled.map(\.id) == ["first", "third"])
+                #expect(settled.first?.outcome == .done)
+                if case let .failed(report)? = settled.last?.outcome {
+                    #expect(report?.reason == "the third line's own reason")
+                } else {
+                    Issue.record("line 3 is not failed: \(settled)")
+                }
+            }
+            expectSettled(try restarted.settledLines(of: queued))
+            #expect(try restarted.acknowledgedLineIDs(of: queued) == ["first"])
+            #expect(try restarted.unfinishedBulks { $0 == queued.name && $1 == queued.claim }.isEmpty, "read already")
+
+            // An entry being appended is skipped, and left as it is.
+            let ledger = try #require(try fileNames(in: restarted, "active").first { $0.hasSuffix(".ledger.jsonl") })
+            let ledgerURL = restarted.root.appending(path: "active").appending(path: ledger)
+            let handle = try FileHandle(forWritingTo: ledgerURL)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("{\"line\":4,\"outcome\":\"do".utf8))
+            try handle.close()
+            let size = try Data(contentsOf: ledgerURL).count
+            expectSettled(try restarted.settledLines(of: queued))
+            #expect(try Data(contentsOf: ledgerURL).count == size)
+
+            // Claimed again, the bulk is read from active/.
+            #expect(try claimAll(restarted).map { $0.bulkLine?.number } == [4])
+            let claimed = try restarted.unfinishedBulks { _, _ in false }
+            #expect(claimed.map(\.name) == [entry.name] && claimed.map(\.state) == [.running])
+            expectSettled(try restarted.settledLines(of: try #require(claimed.first)))
+        }
+    }
+
+    @Test("a bulk never claimed has no line settled, and is not listed among the unfinished bulks with a ledger")
+    func settledLinesOfABulkNeverClaimed() async throws {
+        try await withSpool { spool in
+            let entry = try spool.enqueueBulk([JobFile(kind: "noop", id: "first")])
+            #expect(try spool.settledLines(of: entry).isEmpty)
+            #expect(try spool.unfinishedBulks { _, _ in false }.isEmpty)
+        }
+    }
+
     @Test("the spool's listings count a bulk as one queued file")
     func listings() async throws {
         try await withSpool { spool in

@@ -9,11 +9,14 @@ import Logging
 /// again (at least once).
 final class SpoolJobStorage: JobStorage {
     let spool: SpoolDirectory
-    /// The ids read from `done/` and `failed/`, and the files read already: each file is read once.
+    /// The ids read from `done/` and `failed/` and from the ledgers of bulk files not finished,
+    /// and the files read already: each file is read once.
     private let settled = Locked(SettledFiles())
 
     private struct SettledFiles {
         var outcomes = SettledJobOutcomes()
+        /// `<directory>/<file name>` of a job file or a finished bulk file, `ledger/<name>.c<claim>`
+        /// of an unfinished bulk's ledger.
         var scanned: Set<String> = []
     }
 
@@ -57,13 +60,15 @@ final class SpoolJobStorage: JobStorage {
         try spool.scheduledJobIDs().intersection(ids)
     }
 
-    /// Reads the job files in `done/` and `failed/` not read yet, lazily: only when the runner
-    /// meets an id it does not know.
+    /// Reads the job files in `done/` and `failed/` and the ledgers of unfinished bulk files not
+    /// read yet, lazily: only when the runner meets an id it does not know.
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome? {
         settled.withLock { files in
             if let known = files.outcomes[id] { return known }
             scan(.done, into: &files)
             scan(.failed, into: &files)
+            if let found = files.outcomes[id] { return found }
+            scanUnfinishedBulks(into: &files)
             return files.outcomes[id]
         }
     }
@@ -75,7 +80,8 @@ final class SpoolJobStorage: JobStorage {
         }
         for entry in entries where files.scanned.insert(state.directoryName + "/" + entry.fileName).inserted {
             if entry.isBulk {
-                // Its failed lines lie in failed/ as job files of their own.
+                // Its failed lines lie in failed/ as job files of their own, filed before it
+                // finished; `lineup retry` may have taken them back since.
                 for id in (try? spool.acknowledgedLineIDs(of: entry)) ?? [] { note(id, .done) }
                 continue
             }
@@ -87,6 +93,32 @@ final class SpoolJobStorage: JobStorage {
             } else {
                 let reason = (try? spool.failureReport(for: entry))?.reason ?? "see \(entry.path)"
                 note(id, .failed(reason: reason))
+            }
+        }
+    }
+
+    /// Reads the ledgers of the bulk files not finished (in `new/` or `active/`) not read yet:
+    /// the lines that earlier runs settled are recorded there alone until the bulk finishes. Each
+    /// ledger is read once: what earlier runs wrote into it no longer changes, and the lines this
+    /// run settles are noted as it settles them (``fail(_:report:)``, ``commit(_:flushing:logger:)``).
+    private func scanUnfinishedBulks(into files: inout SettledFiles) {
+        func key(_ name: String, _ claim: String) -> String { "ledger/" + name + ".c" + claim }
+        let scanned = files.scanned
+        guard let bulks = try? spool.unfinishedBulks(skipping: { scanned.contains(key($0, $1)) }) else { return }
+        for bulk in bulks {
+            // One that cannot be read may have moved since it was listed (claimed, given back,
+            // finished): it is read the next time, from where it is then.
+            guard let claim = bulk.claim, let lines = try? spool.settledLines(of: bulk) else { continue }
+            files.scanned.insert(key(bulk.name, claim))
+            for line in lines {
+                switch line.outcome {
+                case .done:
+                    files.outcomes.note(line.id, .done)
+                case let .failed(report):
+                    // The ledger's entry counts even where a crash kept the line out of failed/.
+                    let reason = report?.reason ?? "see line \(line.number) of \(bulk.path)"
+                    files.outcomes.note(line.id, .failed(reason: reason))
+                }
             }
         }
     }

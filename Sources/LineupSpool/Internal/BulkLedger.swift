@@ -74,9 +74,11 @@ enum BulkLedger {
     }
 
     /// Reads the ledger at `path` (none yet: empty). An entry that a power cut left unfinished
-    /// (no line break after it) is cut off the file, so that the next entry starts on a line of
-    /// its own.
-    static func read(_ path: String) throws(SpoolError) -> Contents {
+    /// (no line break after it) is skipped and, when `repairing`, cut off the file, so that the
+    /// next entry starts on a line of its own. Only the claim of the bulk, which appends to its
+    /// ledger, may repair it: to a reader beside that claim, an append under way looks like an
+    /// unfinished entry, and cutting it off would break the entry being written.
+    static func read(_ path: String, repairing: Bool = true) throws(SpoolError) -> Contents {
         guard FileSystem.fileExists(path) else { return Contents() }
         let (data, _) = try FileSystem.readFile(path, limit: Int(Int32.max))
         var contents = Contents()
@@ -84,7 +86,9 @@ enum BulkLedger {
         if let last = data.last, last != UInt8(ascii: "\n") {
             let end = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? data.startIndex
             complete = data[data.startIndex..<end]
-            try FileSystem.truncateFile(path, to: complete.count)
+            if repairing {
+                try FileSystem.truncateFile(path, to: complete.count)
+            }
         }
         let decoder = JSONDecoder()
         for line in complete.split(separator: UInt8(ascii: "\n")) {

@@ -140,7 +140,20 @@ struct JobFileName: Hashable, Sendable {
     /// stays where it is while the interruption count in the file's name changes.
     var ledgerName: String {
         precondition(isBulk, "only a bulk file has a ledger")
-        return name + ".c" + (claim ?? "") + ".ledger.jsonl"
+        return name + ".c" + (claim ?? "") + Self.ledgerSuffix
+    }
+
+    static let ledgerSuffix = ".ledger.jsonl"
+
+    /// The name and the claim of the bulk file whose ledger (``ledgerName``) is named `fileName`;
+    /// nil when `fileName` is not a ledger's name.
+    static func bulk(ofLedger fileName: String) -> (name: String, claim: String)? {
+        guard !fileName.hasPrefix("."), fileName.hasSuffix(ledgerSuffix) else { return nil }
+        let stem = fileName.dropLast(ledgerSuffix.count)
+        let claim = stem.suffix(claimLength)
+        let name = stem.dropLast(claimLength + 2)
+        guard claim.count == claimLength, stem.dropLast(claimLength).hasSuffix(".c"), !name.isEmpty else { return nil }
+        return (String(name), String(claim))
     }
 
     /// The name of line `number` of the bulk file `bulk` as a job file of its own (in `failed/`,
