@@ -127,8 +127,8 @@ struct DemoCommand: AsyncParsableCommand {
                 finished += 1
                 failures += 1
                 print("FAILED    \(job): \(report.reason)")
-            case let .flushed(summary) where summary.rowsWritten > 0 || !summary.acknowledged.isEmpty:
-                print("flushed   \(summary.rowsWritten) rows to disk, acknowledged \(summary.acknowledged.count) job(s)")
+            case let .flushed(summary) where summary.didSomething:
+                print("flushed   \(summary.rowsWritten) rows to disk, acknowledged \(summary.acknowledgedCount) job(s)")
             case let .flushFailed(_, error):
                 print("flush FAILED: \(error)")
             default:

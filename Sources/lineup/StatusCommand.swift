@@ -63,7 +63,7 @@ extension StatusSnapshot {
             if let flush = status.lastFlush {
                 let outcome =
                     flush.succeeded
-                    ? "ok, \(flush.rowsWritten) rows, \(flush.acknowledged.count) jobs acknowledged" : "FAILED: \(flush.error ?? "?")"
+                    ? "ok, \(flush.rowsWritten) rows, \(flush.acknowledgedCount) jobs acknowledged" : "FAILED: \(flush.error ?? "?")"
                 lines.append("last flush: \(flush.at.ISO8601Format()) (\(flush.reason)) \(outcome)")
             } else {
                 lines.append("last flush: none yet")

@@ -25,8 +25,8 @@ struct DashboardEvent: Encodable {
         case let .jobScheduled(info, notBefore): (type, job, detail) = ("jobScheduled", info, notBefore.ISO8601Format())
         case let .flushed(summary):
             type = "flushed"
-            detail = "\(summary.reason): \(summary.rowsWritten) rows, \(summary.acknowledged.count) jobs acknowledged"
-            flush = summary
+            detail = "\(summary.reason): \(summary.rowsWritten) rows, \(summary.acknowledgedCount) jobs acknowledged"
+            flush = summary.withoutNames
         case let .flushFailed(reason, error): (type, detail) = ("flushFailed", "\(reason): \(error)")
         case .reloaded: type = "reloaded"
         case .stopping: type = "stopping"

@@ -38,7 +38,19 @@ import Testing
         let json = #"{"at":"2023-11-14T22:13:20Z","reason":"idle","succeeded":true,"rowsWritten":4,"acknowledged":1}"#
         let summary = try decoder.decode(FlushSummary.self, from: Data(json.utf8))
         #expect(summary.reason == .idle && summary.rowsWritten == 4 && summary.succeeded)
+        #expect(summary.acknowledgedCount == 1)
         #expect(summary.acknowledged == [], "the names were never written")
+    }
+
+    @Test("the status file's copy keeps the count and leaves the names out")
+    func withoutNames() throws {
+        let summary = FlushSummary(reason: .jobLimit, at: at, rowsFromMain: 1, rowsWritten: 1, acknowledged: ["a", "b", "c"], duration: .zero)
+        let kept = summary.withoutNames
+        #expect(kept.acknowledgedCount == 3 && kept.acknowledged.isEmpty && kept.didSomething)
+        let object = try #require(try JSONSerialization.jsonObject(with: encoder.encode(kept)) as? [String: Any])
+        #expect(object["acknowledged"] as? Int == 3)
+        #expect(object["acknowledgedJobs"] == nil)
+        #expect(try decoder.decode(FlushSummary.self, from: encoder.encode(kept)) == kept)
     }
 
     @Test("an empty successful flush is not kept among the recent ones")

@@ -15,7 +15,9 @@ public import Foundation
 /// ```
 ///
 /// `acknowledged` is a count in the JSON, as `status.json` has always had it; the names are in
-/// `acknowledgedJobs`. A failed flush has `"succeeded":false` and its `error`.
+/// `acknowledgedJobs`, which the status file leaves out (``withoutNames``): a flush may carry
+/// thousands of jobs, and the status is written after every flush and every second. A failed
+/// flush has `"succeeded":false` and its `error`.
 public struct FlushSummary: Sendable, Hashable, Codable {
     /// Why the flush ran.
     public enum Reason: String, Sendable, Hashable, Codable {
@@ -45,8 +47,10 @@ public struct FlushSummary: Sendable, Hashable, Codable {
     public var rowsFromMain: Int
     /// Changed rows written to disk (0 when it failed).
     public var rowsWritten: Int
-    /// Names of the jobs acknowledged by this flush, in the order they finished (none when it
-    /// failed).
+    /// How many jobs this flush acknowledged (0 when it failed).
+    public var acknowledgedCount: Int
+    /// Names of the jobs acknowledged by this flush, in the order they finished; empty in the
+    /// status file's copies (``withoutNames``).
     public var acknowledged: [String]
     /// How long the store flush took (until it failed, if it did).
     public var duration: Duration
@@ -58,7 +62,14 @@ public struct FlushSummary: Sendable, Hashable, Codable {
 
     /// Whether it is worth keeping in ``DaemonStatus/recentFlushes``: it wrote rows, acknowledged
     /// jobs, or failed.
-    public var didSomething: Bool { !succeeded || rowsWritten > 0 || !acknowledged.isEmpty }
+    public var didSomething: Bool { !succeeded || rowsWritten > 0 || acknowledgedCount > 0 }
+
+    /// The flush as the status file keeps it: its count of acknowledged jobs without their names.
+    public var withoutNames: FlushSummary {
+        var copy = self
+        copy.acknowledged = []
+        return copy
+    }
 
     /// A flush that succeeded.
     public init(reason: Reason, at: Date = Date(), rowsFromMain: Int, rowsWritten: Int, acknowledged: [String], duration: Duration) {
@@ -66,6 +77,7 @@ public struct FlushSummary: Sendable, Hashable, Codable {
         self.at = at
         self.rowsFromMain = rowsFromMain
         self.rowsWritten = rowsWritten
+        self.acknowledgedCount = acknowledged.count
         self.acknowledged = acknowledged
         self.duration = duration
     }
@@ -88,6 +100,7 @@ public struct FlushSummary: Sendable, Hashable, Codable {
         // A status file of a daemon before these keys has none of them.
         rowsFromMain = try container.decodeIfPresent(Int.self, forKey: .rowsFromMain) ?? 0
         rowsWritten = try container.decode(Int.self, forKey: .rowsWritten)
+        acknowledgedCount = try container.decode(Int.self, forKey: .acknowledged)
         acknowledged = try container.decodeIfPresent([String].self, forKey: .acknowledgedJobs) ?? []
         duration = .milliseconds(try container.decodeIfPresent(Int.self, forKey: .milliseconds) ?? 0)
         error = try container.decodeIfPresent(String.self, forKey: .error)
@@ -101,8 +114,10 @@ public struct FlushSummary: Sendable, Hashable, Codable {
         try container.encode(succeeded, forKey: .succeeded)
         try container.encode(rowsFromMain, forKey: .rowsFromMain)
         try container.encode(rowsWritten, forKey: .rowsWritten)
-        try container.encode(acknowledged.count, forKey: .acknowledged)
-        try container.encode(acknowledged, forKey: .acknowledgedJobs)
+        try container.encode(acknowledgedCount, forKey: .acknowledged)
+        if !acknowledged.isEmpty {
+            try container.encode(acknowledged, forKey: .acknowledgedJobs)
+        }
         try container.encode(Int(duration / .milliseconds(1)), forKey: .milliseconds)
         try container.encodeIfPresent(error, forKey: .error)
     }

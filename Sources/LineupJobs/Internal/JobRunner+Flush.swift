@@ -123,7 +123,8 @@ extension JobRunner {
     }
 
     /// Keeps the flush for the status: the last one, and the last ones that did something.
-    private func noteFlush(_ flush: FlushSummary) {
+    private func noteFlush(_ summary: FlushSummary) {
+        let flush = summary.withoutNames
         lastFlush = flush
         guard flush.didSomething else { return }
         recentFlushes.insert(flush, at: 0)
