@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// wedged disk) stops the feeding, so that the supervisor restarts a daemon that could
 /// acknowledge nothing.
 struct FlushTicker: Service, CustomStringConvertible {
-    let runner: any JobRunning
+    /// One flush of the runner, for the interval's reason.
+    let flush: @Sendable () async -> Void
     let watchdog: JobDaemon.Watchdog?
     /// Read at each tick, so that a reload changes it.
     let interval: @Sendable () -> Duration
@@ -32,7 +33,7 @@ struct FlushTicker: Service, CustomStringConvertible {
                 return
             }
             guard clock.now >= flushDue else { continue }
-            _ = try? await runner.flush(.interval)
+            await flush()
             flushDue = max(flushDue.advanced(by: interval()), clock.now)
         }
     }
