@@ -51,12 +51,11 @@ extension JobFile {
         }
     }
 
-    /// Parses the bytes as one JSON object; `isPlainText` says that `JSONObjectParser` read
-    /// them, so the fields are what `JSONDecoder` reads from the text (``FieldDecoder`` may
-    /// decode parameters from them).
-    static func decodeObject(_ data: Data, path: String?) throws(SpoolError) -> (fields: [String: JSONValue], isPlainText: Bool) {
+    /// Parses the bytes as one JSON object: plain JSON text by `JSONObjectParser`, the rest by
+    /// `JSONDecoder`, so that the fields are what `JSONDecoder` reads either way.
+    static func decodeObject(_ data: Data, path: String?) throws(SpoolError) -> [String: JSONValue] {
         if let fields = JSONObjectParser.parse(data) {
-            return (fields, true)
+            return fields
         }
         // Not plain JSON text, so JSONDecoder decides: it refuses it with the error below, or
         // reads what its leniency allows (JSONObjectParser's notes).
@@ -64,7 +63,7 @@ extension JobFile {
         // Straight into the fields, the case of every valid job file: decoding a `JSONValue`
         // first would try (and fail) the four scalar types before it got to the object.
         if let fields = try? decoder.decode([String: JSONValue].self, from: data) {
-            return (fields, false)
+            return fields
         }
         let value: JSONValue
         do {

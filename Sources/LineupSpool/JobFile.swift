@@ -54,8 +54,6 @@ public struct JobFile: Sendable, Hashable {
     private let source: Data?
     /// Where the file came from, for error messages. Not part of equality.
     private let path: String?
-    /// Whether `fields` are what `JSONDecoder` reads from `source` (see ``FieldDecoder``).
-    private let fieldsDecodeAsTheText: Bool
 
     /// Parses a job file.
     ///
@@ -66,8 +64,7 @@ public struct JobFile: Sendable, Hashable {
     ///   the position; not an object), ``SpoolError/Code/missingField`` (no `kind`) or
     ///   ``SpoolError/Code/invalidField`` (a common field of the wrong type or value).
     public init(data: Data, path: String? = nil) throws(SpoolError) {
-        let (fields, isPlainText) = try Self.decodeObject(data, path: path)
-        try self.init(fields: fields, source: data, path: path, fieldsDecodeAsTheText: isPlainText)
+        try self.init(fields: Self.decodeObject(data, path: path), source: data, path: path)
     }
 
     /// Makes a job file for a producer to enqueue.
@@ -120,9 +117,6 @@ public struct JobFile: Sendable, Hashable {
     public func parameters<Parameters: Decodable>(as type: Parameters.Type = Parameters.self)
         throws(SpoolError) -> Parameters
     {
-        if fieldsDecodeAsTheText, let parameters = FieldDecoder.decode(Parameters.self, from: fields) {
-            return parameters
-        }
         let data: Data
         if let source {
             data = source
@@ -157,9 +151,7 @@ public struct JobFile: Sendable, Hashable {
         hasher.combine(fields)
     }
 
-    private init(
-        fields: [String: JSONValue], source: Data?, path: String?, fieldsDecodeAsTheText: Bool = false
-    ) throws(SpoolError) {
+    private init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
         let common = try CommonFields(fields, path: path)
         self.kind = common.kind
         self.id = common.id
@@ -172,7 +164,6 @@ public struct JobFile: Sendable, Hashable {
         self.fields = fields
         self.source = source
         self.path = path
-        self.fieldsDecodeAsTheText = fieldsDecodeAsTheText
     }
 }
 

@@ -44,24 +44,23 @@ public struct JobResultReport: Sendable, Hashable, Codable {
 
     /// The report as pretty-printed JSON.
     public func encoded() throws(SpoolError) -> Data {
-        try ReportCoding.encode(inKeyOrder: fields)
+        try ReportCoding.encode(fields)
     }
 
-    /// The report as a JSON object's members, in the order of their keys: what ``encoded()``
-    /// writes (without sorting them) and `encode(to:)` encodes.
-    private var fields: [(key: String, value: JSONValue)] {
-        var fields: [(key: String, value: JSONValue)] = []
-        fields.reserveCapacity(8)
-        fields.append((CodingKeys.attempts.rawValue, .integer(attempts)))
-        fields.append((CodingKeys.details.rawValue, .object(details)))
-        fields.append((CodingKeys.finishedAt.rawValue, .string(ReportCoding.string(from: finishedAt))))
+    /// The report as a JSON object: what ``encoded()`` writes and `encode(to:)` encodes.
+    private var fields: [String: JSONValue] {
+        var fields: [String: JSONValue] = [
+            CodingKeys.name.rawValue: .string(name),
+            CodingKeys.kind.rawValue: .string(kind),
+            CodingKeys.attempts.rawValue: .integer(attempts),
+            CodingKeys.interruptions.rawValue: .integer(interruptions),
+            CodingKeys.startedAt.rawValue: .string(ReportCoding.string(from: startedAt)),
+            CodingKeys.finishedAt.rawValue: .string(ReportCoding.string(from: finishedAt)),
+            CodingKeys.details.rawValue: .object(details),
+        ]
         if let id {
-            fields.append((CodingKeys.id.rawValue, .string(id)))
+            fields[CodingKeys.id.rawValue] = .string(id)
         }
-        fields.append((CodingKeys.interruptions.rawValue, .integer(interruptions)))
-        fields.append((CodingKeys.kind.rawValue, .string(kind)))
-        fields.append((CodingKeys.name.rawValue, .string(name)))
-        fields.append((CodingKeys.startedAt.rawValue, .string(ReportCoding.string(from: startedAt))))
         return fields
     }
 
@@ -87,6 +86,6 @@ public struct JobResultReport: Sendable, Hashable, Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try JSONValue.object(Dictionary(uniqueKeysWithValues: fields)).encode(to: encoder)
+        try JSONValue.object(fields).encode(to: encoder)
     }
 }

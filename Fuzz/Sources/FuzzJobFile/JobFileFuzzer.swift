@@ -61,8 +61,8 @@ private func checkReadAsJSONDecoderReads(_ job: JobFile, from bytes: Data) {
         fatalError("a job file JSONDecoder refuses was accepted: \(job.fields)")
     }
     expect(sameCases(.object(job.fields), .object(decoded)), "the job file read \(job.fields), JSONDecoder reads \(decoded)")
-    // parameters(as:) decodes from the parsed fields where it can: every answer must be the
-    // one JSONDecoder gives from the text, for a type that tries one reading after another.
+    // parameters(as:) must give, for a type that tries one reading after another, every
+    // answer JSONDecoder gives from the text.
     let parameters = try? job.parameters(as: [String: Probe].self)
     let reference = try? JSONDecoder().decode([String: Probe].self, from: bytes)
     expect(

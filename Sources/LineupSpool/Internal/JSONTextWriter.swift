@@ -84,16 +84,6 @@ struct JSONTextWriter {
         }
     }
 
-    /// The text of an object whose members come in JSONEncoder's order already: what
-    /// `text(of: .object(...))` writes, without a dictionary to build and sort first. For the
-    /// reports, whose keys are known: the spool writes one for every job.
-    static func text(ofObjectInKeyOrder members: [(key: String, value: JSONValue)], style: Style) throws(SpoolError) -> [UInt8] {
-        assert(zip(members, members.dropFirst()).allSatisfy { precedes($0.key, $1.key) }, "members out of key order")
-        var writer = JSONTextWriter(style: style)
-        try writer.writeObject(members, level: 0)
-        return writer.bytes
-    }
-
     private static func precedes(_ key: String, _ other: String) -> Bool {
         key.utf8.lexicographicallyPrecedes(other.utf8)
     }

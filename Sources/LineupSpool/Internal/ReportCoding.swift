@@ -14,19 +14,9 @@ import Darwin
 /// `Encodable` conformance encodes the same object, so any encoder sees the same fields.
 enum ReportCoding {
     static func encode(_ fields: [String: JSONValue]) throws(SpoolError) -> Data {
-        try encode { () throws(SpoolError) in try JSONTextWriter.text(of: .object(fields), style: .pretty) }
-    }
-
-    /// A report whose fields come in key order already (see
-    /// ``JSONTextWriter/text(ofObjectInKeyOrder:style:)``).
-    static func encode(inKeyOrder fields: [(key: String, value: JSONValue)]) throws(SpoolError) -> Data {
-        try encode { () throws(SpoolError) in try JSONTextWriter.text(ofObjectInKeyOrder: fields, style: .pretty) }
-    }
-
-    private static func encode(_ write: () throws(SpoolError) -> [UInt8]) throws(SpoolError) -> Data {
         var text: [UInt8]
         do {
-            text = try write()
+            text = try JSONTextWriter.text(of: .object(fields), style: .pretty)
         } catch {
             throw SpoolError(code: .invalidField, path: nil, message: "cannot encode report: \(error.message)")
         }

@@ -1,12 +1,11 @@
 import Foundation
+import LineupSpool
 import LineupTestSupport
 import Testing
 
-@testable import LineupSpool
-
-/// A job's parameters decoded from the fields its file was parsed into (``FieldDecoder``) must
-/// be what `JSONDecoder` makes of the file's text, or nothing (then `JSONDecoder` decides).
-struct FieldDecoderTests {
+/// A job's parameters (``JobFile/parameters(as:)``) must be what `JSONDecoder` makes of the
+/// file's text, and fail where it fails.
+struct JobParametersTests {
     struct Scalars: Decodable, Equatable {
         let a: String
         let b: Int
@@ -86,16 +85,21 @@ struct FieldDecoderTests {
         let a: [Attempt]
     }
 
-    /// Decodes `text` both ways; the field decoder's answer, when it gives one, must equal
-    /// `JSONDecoder`'s. Returns whether it gave one.
+    /// Decodes `text` both ways, as a job file's parameters and with `JSONDecoder`: the answers
+    /// must be equal, or both must fail. Returns whether the parameters were decoded.
     @discardableResult
     static func compare<T: Decodable & Equatable>(_ type: T.Type, _ text: String) -> Bool {
         let data = Data(text.utf8)
-        guard let fields = JSONObjectParser.parse(data) else { return false }
+        guard let file = try? JobFile(data: data) else { return false }
         let reference = try? JSONDecoder().decode(T.self, from: data)
-        guard let decoded = FieldDecoder.decode(T.self, from: fields) else { return false }
+        guard let decoded = try? file.parameters(as: T.self) else {
+            if let reference {
+                Issue.record("the parameters fail where JSONDecoder reads \(reference): \(T.self) from \(text)")
+            }
+            return false
+        }
         guard let reference else {
-            Issue.record("JSONDecoder fails where the field decoder answers: \(T.self) from \(text)")
+            Issue.record("JSONDecoder fails where the parameters decode: \(T.self) from \(text)")
             return true
         }
         #expect(reference == decoded, "\(T.self) from \(text)")
@@ -107,7 +111,7 @@ struct FieldDecoderTests {
         return true
     }
 
-    @Test func plainParametersAreDecodedFromTheFieldsAsJSONDecoderDecodesTheText() throws {
+    @Test func plainParametersAreDecodedAsJSONDecoderDecodesTheText() throws {
         #expect(Self.compare(Scalars.self, #"{"kind":"k","a":"é\n\"x\"","b":-42,"c":0.1,"d":true}"#))
         #expect(Self.compare(Scalars.self, #"{"kind":"k","a":"","b":-4503599627370496,"c":-1.25e-300,"d":false,"e":[1]}"#))
         #expect(Self.compare(Optionals.self, #"{"kind":"k","a":null,"d":[1,2,3]}"#))
@@ -117,7 +121,7 @@ struct FieldDecoderTests {
         // A type that catches errors sees the same ones: no value for null, a mismatch for the rest.
         #expect(Self.compare(Attempts.self, #"{"kind":"k","a":[1,null,"x",true,[],{}]}"#))
         // An integer that a Double holds exactly is the Double JSONDecoder reads, and a whole
-        // number in any spelling is the integer JSONDecoder reads (the parser keeps it as one).
+        // number in any spelling is the integer JSONDecoder reads.
         #expect(Self.compare(Scalars.self, #"{"kind":"k","a":"","b":1,"c":3,"d":true}"#))
         #expect(Self.compare(Scalars.self, #"{"kind":"k","a":"","b":3.0,"c":1e2,"d":true}"#))
         #expect(Self.compare(Narrow.self, #"{"kind":"k","a":-1.0e2,"b":65535,"d":2e1}"#))
@@ -134,10 +138,8 @@ struct FieldDecoderTests {
         // Past 2^53 a Double does not hold every integer.
         #"{"kind":"k","a":"","b":1,"c":9007199254740993,"d":true}"#,
     ])
-    func numbersWhoseReadingIsNotCertainAreLeftToJSONDecoder(text: String) throws {
-        let fields = try #require(JSONObjectParser.parse(Data(text.utf8)))
-        #expect(FieldDecoder.decode(Scalars.self, from: fields) == nil)
-        // And through the job file, JSONDecoder's answer (or error) is what comes back.
+    func numbersAreReadAsJSONDecoderReadsThem(text: String) throws {
+        // Through the job file, JSONDecoder's answer (or error) is what comes back.
         let file = try JobFile(data: Data(text.utf8))
         let reference = Result { try JSONDecoder().decode(Scalars.self, from: Data(text.utf8)) }
         switch reference {
@@ -146,16 +148,12 @@ struct FieldDecoderTests {
         }
     }
 
-    @Test func foundationTypesFloatsAndOutOfRangeIntegersAreLeftToJSONDecoder() throws {
-        let dates = try #require(JSONObjectParser.parse(Data(#"{"kind":"k","a":1000,"b":"https://x.org","c":"AAE=","d":1.5}"#.utf8)))
-        #expect(FieldDecoder.decode(FoundationTypes.self, from: dates) == nil)
-        let narrow = try #require(JSONObjectParser.parse(Data(#"{"kind":"k","a":128}"#.utf8)))
-        #expect(FieldDecoder.decode(Narrow.self, from: narrow) == nil)
-        let float = try #require(JSONObjectParser.parse(Data(#"{"kind":"k","c":1}"#.utf8)))
-        #expect(FieldDecoder.decode(Narrow.self, from: float) == nil)
-        // JSONValue tries an integer before a number: a non-integer makes that attempt uncertain.
-        let free = try #require(JSONObjectParser.parse(Data(#"{"kind":"k","a":2.5}"#.utf8)))
-        #expect(FieldDecoder.decode(FreeForm.self, from: free) == nil)
+    @Test func foundationTypesFloatsAndOutOfRangeIntegersAreReadAsJSONDecoderReadsThem() throws {
+        Self.compare(FoundationTypes.self, #"{"kind":"k","a":1000,"b":"https://x.org","c":"AAE=","d":1.5}"#)
+        Self.compare(Narrow.self, #"{"kind":"k","a":128}"#)
+        Self.compare(Narrow.self, #"{"kind":"k","c":1}"#)
+        // JSONValue tries an integer before a number.
+        Self.compare(FreeForm.self, #"{"kind":"k","a":2.5}"#)
     }
 
     @Test func aMissingOrMistypedFieldFailsWithJSONDecodersErrorNamingTheField() throws {
@@ -169,8 +167,8 @@ struct FieldDecoderTests {
         #expect(mistypedError.message.contains("`b`"))
     }
 
-    /// Random objects of every kind of value, in every probe type: wherever the field decoder
-    /// answers, JSONDecoder gives the same, and it answers for most plain inputs.
+    /// Random objects of every kind of value, in every probe type: the parameters are what
+    /// JSONDecoder reads, and some of them decode.
     @Test func randomObjectsDecodeAsJSONDecoderDecodesThem() {
         var random = SeededRandom(seed: 0xF1E1_D0EC_0DE5)
         let scalars = [
