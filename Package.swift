@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "LineupStore", targets: ["LineupStore"]),
         .library(name: "LineupSpool", targets: ["LineupSpool"]),
         .library(name: "LineupJobs", targets: ["LineupJobs"]),
+        .library(name: "LineupPostgres", targets: ["LineupPostgres"]),
+        .library(name: "LineupServer", targets: ["LineupServer"]),
         .library(name: "BuoyXML", targets: ["BuoyXML"]),
         .library(name: "SurfJournal", targets: ["SurfJournal"]),
         .executable(name: "lineupd", targets: ["lineupd"]),
@@ -39,7 +41,8 @@ let package = Package(
     targets: [
         // The one lock type the other modules share.
         .target(name: "LineupLocking"),
-        // The object-graph stack: contexts, objects, fetches, the SQLite and PostgreSQL stores.
+        // The object-graph stack: contexts, objects, fetches, the SQLite store. No NIO: an app on
+        // SQLite links neither PostgresNIO nor Hummingbird (a test reads the linked binary).
         .target(
             name: "LineupStore",
             dependencies: [
@@ -47,9 +50,6 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The job file format and the spool directory protocol. Foundation (and the lock) only,
@@ -65,7 +65,43 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The PostgreSQL store and the jobs table that several daemons share (DESIGN §6).
+        .target(
+            name: "LineupPostgres",
+            dependencies: [
+                "LineupLocking",
+                "LineupStore",
+                "LineupSpool",
+                "LineupJobs",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The daemon's HTTP side: the dashboard, its JSON API, /metrics and /health.
+        .target(
+            name: "LineupServer",
+            dependencies: [
+                "LineupLocking",
+                "LineupJobs",
+                "LineupSpool",
+                "LineupStore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // The dashboard's page, compiled into the binary (PackageResources): nothing to
+            // install beside it, nothing fetched from elsewhere.
+            resources: [
+                .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
+                .embedInCode("Dashboard/dashboard.js"),
             ]
         ),
         .systemLibrary(
@@ -99,20 +135,14 @@ let package = Package(
                 "LineupJobs",
                 "LineupSpool",
                 "LineupStore",
+                "LineupPostgres",
+                "LineupServer",
                 "SurfJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            // The dashboard's page, compiled into the binary (PackageResources): nothing to
-            // install beside it, nothing fetched from elsewhere.
-            resources: [
-                .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
-                .embedInCode("Dashboard/dashboard.js"),
             ],
             linkerSettings: linksJemalloc
         ),
@@ -123,6 +153,7 @@ let package = Package(
                 "LineupSpool",
                 "LineupJobs",
                 "LineupStore",
+                "LineupPostgres",
                 "SurfJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -137,6 +168,7 @@ let package = Package(
                 "LineupStore",
                 "LineupSpool",
                 "LineupJobs",
+                "LineupPostgres",
                 "SurfJournal",
                 "BuoyXML",
                 "LineupTestSupport",
@@ -159,8 +191,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LineupStoreTests",
+            // LineupPostgres: the stack's tests run on both stores.
             dependencies: [
-                "LineupStore", "LineupLocking", "LineupTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "LineupStore", "LineupPostgres", "LineupLocking", "LineupTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Fuzz/ holds the fuzzers' inputs, seeds for scripts/fuzz.sh (see FUZZING.md).
@@ -173,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "LineupJobsTests",
             dependencies: [
-                "LineupJobs", "LineupStore", "LineupSpool", "LineupTestSupport", .product(name: "Logging", package: "swift-log"),
+                "LineupJobs", "LineupPostgres", "LineupStore", "LineupSpool", "LineupTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -188,7 +221,8 @@ let package = Package(
         .testTarget(
             name: "LineupCLITests",
             dependencies: [
-                "lineupd", "lineup", "note-daemon", "LineupAllocator", "LineupSpool", "LineupJobs", "BuoyXML", "LineupTestSupport",
+                "lineupd", "lineup", "note-daemon", "LineupAllocator", "LineupSpool", "LineupJobs", "LineupServer", "BuoyXML",
+                "LineupTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -30,29 +30,31 @@ public final class PersistentContainer: Sendable {
     /// the lock itself is held only to flip the flag, never across the flush).
     private let isFlushing = Locked(false)
 
-    /// Opens the store at `url` and builds the stack on it: a file URL for SQLite, the embedded
-    /// default, or `postgres://user:password@host:port/database` for PostgreSQL, which several
-    /// daemons on several hosts can share (see DESIGN §6). Tasks do not change with the store.
+    /// Opens the SQLite store at the file `url`, the embedded default, and builds the stack on it.
+    /// (A PostgreSQL database, which several daemons on several hosts can share, is opened by
+    /// LineupPostgres: `PersistentContainer(postgresURL:model:logger:)`.) Tasks do not change with
+    /// the store.
     ///
-    /// `maximumReaderCount` bounds the readers (SQLite's pooled connections, PostgreSQL's
-    /// connections) that task contexts read the store with (see
-    /// ``readerCount(forConcurrentTasks:)``); the main context and the writer never wait for one.
+    /// `maximumReaderCount` bounds the readers (SQLite's pooled connections) that task contexts
+    /// read the store with (see ``readerCount(forConcurrentTasks:)``); the main context and the
+    /// writer never wait for one.
     public convenience init(
         url: URL, model: ManagedObjectModel, logger: Logger,
         maximumReaderCount: Int = SQLiteStore.defaultReaderCount
     ) throws {
-        let store: any PersistentStore
-        switch url.scheme {
-        case "postgres", "postgresql":
-            store = try PostgresStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
-        default:
-            store = try SQLiteStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+        guard url.isFileURL else {
+            throw StoreError(
+                .invalidURL,
+                "\(url.scheme ?? url.absoluteString): not a file URL; a PostgreSQL store is opened with LineupPostgres's "
+                    + "PersistentContainer(postgresURL:model:logger:)")
         }
-        self.init(store: store, logger: logger)
+        self.init(
+            store: try SQLiteStore(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount),
+            logger: logger)
     }
 
-    /// Builds the stack on an open store.
-    init(store: any PersistentStore, logger: Logger) {
+    /// Builds the stack on an open store (LineupPostgres opens its own).
+    package init(store: any PersistentStore, logger: Logger) {
         self.store = store
         writerContext = ManagedObjectContext(
             concurrencyType: .privateQueue, name: "writer", parent: .store(store), logger: logger)

@@ -6,7 +6,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case objectNotFound, mergeConflict, validationFailed, deleteDenied, storeNotOurs, storeCorrupt,
-                storeNewerThanModel, migrationUnsupported, unexpectedRowCount, sqlite, postgres
+                storeNewerThanModel, migrationUnsupported, unexpectedRowCount, invalidURL, sqlite, postgres
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -32,6 +32,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A ``FlushStatement`` changed another number of rows than it expects; the message names
         /// it and both counts. The flush was rolled back, its rows with it.
         public static let unexpectedRowCount = Code(.unexpectedRowCount)
+        /// The URL names no store that can be opened there: a `PersistentContainer(url:)` of a
+        /// URL that is not a file's (a PostgreSQL store is LineupPostgres's).
+        public static let invalidURL = Code(.invalidURL)
         /// SQLite failed (disk full, I/O error, ...); see `underlying`.
         public static let sqlite = Code(.sqlite)
         /// PostgreSQL refused a statement or could not be reached; the message has the server's
@@ -53,7 +56,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The error this one wraps (a GRDB or PostgreSQL error), if any.
     public let underlying: (any Error)?
 
-    init(_ code: Code, _ message: String, conflicts: [MergeConflict] = [], underlying: (any Error)? = nil) {
+    package init(_ code: Code, _ message: String, conflicts: [MergeConflict] = [], underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.conflicts = conflicts

@@ -1,4 +1,5 @@
 import Foundation
+import LineupPostgres
 import LineupStore
 import Logging
 
@@ -38,7 +39,11 @@ struct LineupInsertRun {
         var logger = Logger(label: "lineup-bench")
         logger.logLevel = .warning
         let residentAtStart = ProcessMemory.residentBytes()
-        let container = try PersistentContainer(url: storeURL, model: ManagedObjectModel(BenchEntry.self), logger: logger)
+        let model = ManagedObjectModel(BenchEntry.self)
+        let container =
+            storeURL.isFileURL
+            ? try PersistentContainer(url: storeURL, model: model, logger: logger)
+            : try PersistentContainer(postgresURL: storeURL, model: model, logger: logger)
         let scheduler = FlushScheduler(container: container, mode: flushMode)
         let heartbeat = Heartbeat(context: container.mainContext)
         var generator = BenchRowGenerator()

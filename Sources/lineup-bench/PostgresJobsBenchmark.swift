@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LineupJobs
+import LineupPostgres
 import LineupLocking
 import LineupSpool
 import LineupStore

@@ -59,7 +59,7 @@ struct PostgresStackBenchmark {
         )
         table.notes = [
             "rows: \(Format.grouped(options.rows)) BenchEntry objects, the stack benchmark's rows, identical for both sides (checked by reading both tables back).",
-            "Lineup: PersistentContainer(url: postgres://…), \(lineup.chunks) task contexts of up to \(Format.grouped(options.chunk)) objects, flushes: \(options.flushMode.explanation); time from the first insert until the last row is committed.",
+            "Lineup: PersistentContainer(postgresURL: postgres://…), \(lineup.chunks) task contexts of up to \(Format.grouped(options.chunk)) objects, flushes: \(options.flushMode.explanation); time from the first insert until the last row is committed.",
             "baseline: postgres-nio alone, INSERTs of \(RawPostgresInsertRun.rowsPerStatement) rows each, one transaction; time from BEGIN until COMMIT returns.",
             "server: a cluster of the benchmark's own on 127.0.0.1 (fsync=off for both sides alike), PostgreSQL's own CPU time not counted; machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
         ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LineupJobs
+import LineupPostgres
 import LineupSpool
 
 /// `lineup enqueue KIND key=value key:=json...`: writes a job file into the spool atomically

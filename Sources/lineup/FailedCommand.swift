@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LineupJobs
+import LineupPostgres
 import LineupSpool
 
 /// `lineup failed`: the jobs in `failed/`, oldest name first, each with its reason.

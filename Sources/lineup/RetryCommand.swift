@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LineupJobs
+import LineupPostgres
 import LineupSpool
 
 /// `lineup retry ID...|--all`: moves failed jobs back to `new/`, each with a fresh attempt

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LineupJobs
+import LineupPostgres
 import LineupSpool
 
 /// `lineup status`: queued, running (with progress and the time left), done and failed counts,

@@ -5,6 +5,8 @@ import Glibc
 #endif
 import LineupAllocator
 import LineupJobs
+import LineupPostgres
+import LineupServer
 import Logging
 import Metrics
 import Prometheus
@@ -67,7 +69,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         let notifier = SystemdNotifier()
         let daemon = JobDaemon(
             configuration: configuration, registry: SurfJournalJobs.registry, model: SurfJournalModel.model,
-            logger: logger,
+            logger: logger, database: .postgres,
             hooks: JobDaemon.Hooks(reloadConfiguration: { try options.makeConfiguration() }, watchdog: notifier?.watchdog))
         let notifications = notifier.map { notifier in
             let events = daemon.events()

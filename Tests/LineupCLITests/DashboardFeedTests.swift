@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import lineupd
+@testable import LineupServer
 
 extension DaemonTests.DashboardTests {
     /// The producer behind `GET /api/events`, in this process: how often it computes the status

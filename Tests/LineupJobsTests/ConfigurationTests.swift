@@ -1,6 +1,7 @@
 import Foundation
 import LineupJobs
 import LineupSpool
+import LineupStore
 import Logging
 import Testing
 
@@ -118,6 +119,22 @@ import Testing
         let error = await #expect(throws: DaemonError.self) { try await harness.daemon.run() }
         #expect(error?.code == .invalidConfiguration)
         #expect(error?.message == "`concurrency` must be from 1 to 1024; found 0")
+    }
+
+    /// LineupJobs opens SQLite only: a daemon whose configuration names a database, but that was
+    /// given no driver for it, refuses to start and says what to link, before it opens anything.
+    @Test func aDatabaseWithoutItsDriverIsRefusedNamingTheModule() async throws {
+        var configuration = base()
+        configuration.spoolURL = directory.appending(path: "spool")
+        configuration.outputDirectory = directory.appending(path: "output")
+        configuration.databaseURL = URL(string: "postgres://lineup:secret@db.example:5432/lineup")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let daemon = JobDaemon(
+            configuration: configuration, registry: JobRegistry(), model: ManagedObjectModel(types: []), logger: Logger(label: "test"))
+        let error = try await #require(throws: DaemonError.self) { try await daemon.run() }
+        #expect(error.code == .invalidConfiguration)
+        #expect(error.message.contains("LineupPostgres"), "\(error)")
+        #expect(!error.description.contains("secret"), "\(error)")
     }
 }
 

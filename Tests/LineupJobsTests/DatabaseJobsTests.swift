@@ -1,5 +1,6 @@
 import Foundation
 import LineupJobs
+import LineupPostgres
 import LineupSpool
 import LineupStore
 import LineupTestSupport
@@ -160,7 +161,7 @@ struct DatabaseJobsTests {
         let entry = try first.enqueue(["kind": "upsert-keyed", "key": "station 42", "value": 1])
         try await events.finished(entry.name)
         // Another daemon's import of the same key, written first.
-        let other = try PersistentContainer(url: database.url, model: testModel, logger: Logger(label: "other daemon"))
+        let other = try PersistentContainer(postgresURL: database.url, model: testModel, logger: Logger(label: "other daemon"))
         let context = other.newTaskContext(name: "other")
         try context.performAndWait {
             let row = KeyedRow(context: context)

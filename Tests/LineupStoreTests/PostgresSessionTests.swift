@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LineupLocking
+@testable import LineupPostgres
 @testable import LineupStore
 import Logging
 import Synchronization

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@testable import LineupPostgres
 @testable import LineupStore
 import LineupLocking
 import Logging
@@ -13,7 +14,7 @@ struct PostgresStoreTests {
     let logger = Logger(label: "test")
 
     private func open(_ place: TemporaryStoreURL, model: ManagedObjectModel = testModel) throws -> PersistentContainer {
-        try PersistentContainer(url: place.url, model: model, logger: logger)
+        try PersistentContainer(postgresURL: place.url, model: model, logger: logger)
     }
 
     private func insertEntries(_ count: Int, _ prefix: String, into container: PersistentContainer) throws -> [ObjectID] {

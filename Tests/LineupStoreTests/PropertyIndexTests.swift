@@ -38,8 +38,7 @@ struct PropertyIndexTests {
     func wrappersWriteAndReadTheirOwnProperty() throws {
         let place = try TemporaryStoreURL(.sqlite)
         defer { extendLifetime(place) }
-        let container = try PersistentContainer(
-            url: place.url, model: ManagedObjectModel(LongNamedEntity.self), logger: .init(label: "test"))
+        let container = try openStack(at: place.url, model: ManagedObjectModel(LongNamedEntity.self))
         defer { try? container.close() }
         let writer = container.newTaskContext(name: "writer")
         let id = try writer.performAndWait {

@@ -312,8 +312,7 @@ final class SessionWithoutInverse: ManagedObject {
         let place = try TemporaryStoreURL(store)
         defer { extendLifetime(place) }
         let url = place.url
-        let before = try PersistentContainer(
-            url: url, model: ManagedObjectModel(SpotWithoutSessions.self, SessionWithoutInverse.self), logger: .init(label: "test"))
+        let before = try openStack(at: url, model: ManagedObjectModel(SpotWithoutSessions.self, SessionWithoutInverse.self))
         let context = before.newTaskContext(name: "old")
         let spotID = try context.performAndWait {
             let spot = SpotWithoutSessions(context: context)
@@ -327,7 +326,7 @@ final class SessionWithoutInverse: ManagedObject {
         try before.flush()
         try before.close()
 
-        let after = try PersistentContainer(url: url, model: relationshipModel, logger: .init(label: "test"))
+        let after = try openStack(at: url, model: relationshipModel)
         defer { try? after.close() }
         let reader = after.newTaskContext(name: "new")
         let ratings = reader.performAndWait { names((reader.object(with: spotID) as! Spot).sessions) }

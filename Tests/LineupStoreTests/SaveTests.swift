@@ -101,7 +101,7 @@ let validatedModel = ManagedObjectModel(Entry.self, Station.self, Reading.self, 
 extension TemporaryStack {
     /// Opens the same store file again in a second container and runs `body` in a context of it.
     static func reopen<T>(_ stack: TemporaryStack, _ body: (ManagedObjectContext) throws -> T) throws -> T {
-        let other = try PersistentContainer(url: stack.url, model: testModel, logger: .init(label: "reopen"))
+        let other = try openStack(at: stack.url, model: testModel, logger: .init(label: "reopen"))
         defer { try? other.close() }
         let context = other.newTaskContext(name: "reopened")
         return try context.performAndWait { try body(context) }

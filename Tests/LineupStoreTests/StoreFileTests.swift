@@ -40,7 +40,7 @@ final class Tag: ManagedObject {
     }
 
     private func open(_ place: TemporaryStoreURL, _ types: ManagedObject.Type...) throws -> PersistentContainer {
-        try PersistentContainer(url: place.url, model: ManagedObjectModel(types: types), logger: logger)
+        try openStack(at: place.url, model: ManagedObjectModel(types: types), logger: logger)
     }
 
     @Test(arguments: StoreKind.allCases) func addingAnEntityAndAnOptionalAttributeMigratesInPlace(_ store: StoreKind) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import LineupPostgres
 @testable import LineupStore
 import LineupTestSupport
 import Logging
@@ -70,12 +71,33 @@ final class TemporaryStoreURL {
         }
     }
 
+    /// Opens the stack on the store: SQLite's, or LineupPostgres's.
+    func open(
+        model: ManagedObjectModel = testModel, logger: Logger = Logger(label: "test"),
+        maximumReaderCount: Int = SQLiteStore.defaultReaderCount
+    ) throws -> PersistentContainer {
+        try openStack(at: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+    }
+
     /// How the store names itself in messages: the file's path, or the database's URL.
     var location: String { kind == .sqlite ? url.path : url.absoluteString }
 
     deinit {
         try? FileManager.default.removeItem(at: directory)
         if let database { try? database.server.dropDatabase(database.name) }
+    }
+}
+
+/// Opens the stack on the store at `url`: a file's is SQLite's, a `postgres://` URL's is
+/// LineupPostgres's.
+func openStack(
+    at url: URL, model: ManagedObjectModel, logger: Logger = Logger(label: "test"),
+    maximumReaderCount: Int = SQLiteStore.defaultReaderCount
+) throws -> PersistentContainer {
+    if url.isFileURL {
+        try PersistentContainer(url: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+    } else {
+        try PersistentContainer(postgresURL: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
     }
 }
 
@@ -88,7 +110,7 @@ final class TemporaryStack {
         place = try TemporaryStoreURL(kind)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        container = try PersistentContainer(url: place.url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
+        container = try place.open(model: model, logger: logger, maximumReaderCount: maximumReaderCount)
     }
 
     var directory: URL { place.directory }

@@ -191,7 +191,7 @@ import Testing
 
     /// Opens the store at `url` with the entity `Entry` of `type` (one `location` property).
     private func open(_ url: URL, _ type: ManagedObject.Type) throws -> PersistentContainer {
-        try PersistentContainer(url: url, model: ManagedObjectModel(types: [type]), logger: .init(label: "test"))
+        try openStack(at: url, model: ManagedObjectModel(types: [type]))
     }
 
     /// A store with one `Entry` per location, written without a uniqueness constraint.

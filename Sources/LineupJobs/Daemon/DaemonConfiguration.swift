@@ -378,7 +378,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + (configurationFile.map { " configurationFile=\($0.path)" } ?? "")
     }
 
-    static func seconds(_ duration: Duration) -> Double {
+    package static func seconds(_ duration: Duration) -> Double {
         duration / .seconds(1)
     }
 }

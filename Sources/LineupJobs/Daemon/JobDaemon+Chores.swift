@@ -10,7 +10,7 @@ extension JobDaemon {
     /// Removes done jobs older than ``DaemonConfiguration/keepDone`` at start and then every
     /// hour (or every tenth of the retention, when that is shorter). Read each time, so that a
     /// reload can turn it on or off.
-    func retentionService(spool: SpoolDirectory, database: JobDatabase?) -> RecurringService {
+    func retentionService(spool: SpoolDirectory, database: (any SharedJobQueue)?) -> RecurringService {
         RecurringService(
             name: "retention", worksAtStart: true,
             pause: { [state] in min(.seconds(3_600), (state.withLock { $0.configuration.keepDone } ?? .seconds(3_600)) / 10) }
@@ -37,7 +37,7 @@ extension JobDaemon {
     }
 
     /// The database's side of the retention, on a thread of its own: its calls block.
-    func pruneDone(in database: JobDatabase, finishedBefore cutoff: Date) async {
+    func pruneDone(in database: any SharedJobQueue, finishedBefore cutoff: Date) async {
         let logger = self.logger
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {

@@ -15,8 +15,8 @@ extension JobDaemon {
         let recovery: SpoolRecovery
         /// The spool's and the store's locks, held until the store is closed.
         let ownership: [OwnershipLock]
-        /// The jobs table, when the daemon runs on a database; nil on the spool alone.
-        let databaseJobs: DatabaseJobStorage?
+        /// The jobs of the database, when the daemon runs on one; nil on the spool alone.
+        let databaseJobs: (any SharedJobQueue)?
     }
 
     /// Validates the configuration, takes the spool's and the store's locks, opens the store
@@ -24,6 +24,10 @@ extension JobDaemon {
     /// when there is a database. What it opened is closed again when a later step fails.
     func start(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> Opened {
         try configuration.validate()
+        if let databaseURL = configuration.databaseURL {
+            // Before anything is opened: without its driver the daemon cannot run there at all.
+            _ = try databaseDriver(for: databaseURL, configuration)
+        }
         let spool: SpoolDirectory
         do {
             spool = try SpoolDirectory(root: configuration.spoolURL, durability: configuration.spoolDurability)
@@ -47,7 +51,7 @@ extension JobDaemon {
         }
         let container = try openStore(configuration, logger: logger)
         let recovery: SpoolRecovery
-        let databaseJobs: DatabaseJobStorage?
+        let databaseJobs: (any SharedJobQueue)?
         do {
             recovery = try recover(spool, configuration, logger: logger)
             databaseJobs = try configuration.databaseURL.map { url throws(DaemonError) in
@@ -63,10 +67,16 @@ extension JobDaemon {
     /// Opens the store and lets ``Hooks/prepareStore`` seed it.
     private func openStore(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> PersistentContainer {
         let container: PersistentContainer
+        let readers = PersistentContainer.readerCount(forConcurrentTasks: configuration.totalConcurrency)
         do {
-            container = try PersistentContainer(
-                url: configuration.databaseURL ?? configuration.storeURL, model: model, logger: logger,
-                maximumReaderCount: PersistentContainer.readerCount(forConcurrentTasks: configuration.totalConcurrency))
+            if let databaseURL = configuration.databaseURL {
+                container = try databaseDriver(for: databaseURL, configuration).openStore(databaseURL, model, logger, readers)
+            } else {
+                container = try PersistentContainer(
+                    url: configuration.storeURL, model: model, logger: logger, maximumReaderCount: readers)
+            }
+        } catch let error as DaemonError {
+            throw error
         } catch {
             throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the store", underlying: error)
         }
@@ -117,22 +127,24 @@ extension JobDaemon {
         return recovery
     }
 
-    /// Opens the jobs table of the database and registers this daemon there.
+    /// The driver that opens `url`: the one this daemon was given, if it opens that scheme.
+    private func databaseDriver(for url: URL, _ configuration: DaemonConfiguration) throws(DaemonError) -> DatabaseDriver {
+        guard let databaseDriver, databaseDriver.opens(url) else {
+            throw DaemonError(
+                .invalidConfiguration, path: nil,
+                "`database` is \(configuration.storeLocation), but this daemon was given no driver for \(url.scheme ?? "it") "
+                    + "(link LineupPostgres and pass `database: .postgres` to JobDaemon)")
+        }
+        return databaseDriver
+    }
+
+    /// Opens the jobs of the database and registers this daemon there.
     private func openJobsTable(_ url: URL, _ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError)
-        -> DatabaseJobStorage
+        -> any SharedJobQueue
     {
+        let driver = try databaseDriver(for: url, configuration)
         do {
-            let database = try JobDatabase(url: url, logger: logger)
-            do {
-                return try DatabaseJobStorage(
-                    database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
-                    dependencyWaitTimeout: configuration.dependencyWaitTimeout,
-                    claimBatch: DatabaseJobStorage.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
-                    mustStop: { [weak self] error in self?.stopWithoutWriting(error) })
-            } catch {
-                database.close()
-                throw error
-            }
+            return try driver.openJobs(url, configuration, logger) { [weak self] error in self?.stopWithoutWriting(error) }
         } catch {
             throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the jobs table", underlying: error)
         }
@@ -140,7 +152,7 @@ extension JobDaemon {
 
     /// After the services have stopped: closes the store and releases the locks, unless tasks
     /// still run; throws why the daemon stopped, if it was not asked to.
-    func stop(runner: RunnerService, container: PersistentContainer, databaseJobs: DatabaseJobStorage?) async throws {
+    func stop(runner: RunnerService, container: PersistentContainer, databaseJobs: (any SharedJobQueue)?) async throws {
         let (configuration, logger) = state.withLock { ($0.configuration, $0.logger) }
         guard let outcome = runner.shutdownOutcome else {
             preconditionFailure("the daemon's services stopped before the runner's shutdown ended")
@@ -169,7 +181,7 @@ extension JobDaemon {
         }
         let flushError = outcome.flushError
         // Its lease was given up by the lease service, the last to stop.
-        databaseJobs?.database.close()
+        databaseJobs?.close()
         do {
             try container.checkpoint()
         } catch {

@@ -115,6 +115,9 @@ public final class JobDaemon: Service, Sendable {
     public let registry: JobRegistry
     /// The model of the store.
     public let model: ManagedObjectModel
+    /// What opens ``DaemonConfiguration/databaseURL``; nil: the daemon runs on SQLite and the
+    /// spool only.
+    let databaseDriver: DatabaseDriver?
     let hooks: Hooks
     let broadcaster = EventBroadcaster()
     let state: Locked<State>
@@ -123,16 +126,21 @@ public final class JobDaemon: Service, Sendable {
 
     /// Makes a daemon; nothing happens until ``run()``.
     ///
-    /// - Parameter logger: the daemon's logger; its level is set from the configuration. Job
-    ///   log lines carry `job`, `kind` and `attempt` metadata.
+    /// - Parameters:
+    ///   - logger: the daemon's logger; its level is set from the configuration. Job log lines
+    ///     carry `job`, `kind` and `attempt` metadata.
+    ///   - database: what opens ``DaemonConfiguration/databaseURL`` when the configuration names
+    ///     one (LineupPostgres's `.postgres`); a daemon without one runs on SQLite and the spool,
+    ///     and refuses to start on a database.
     public init(
         configuration: DaemonConfiguration, registry: JobRegistry, model: ManagedObjectModel, logger: Logger,
-        hooks: Hooks = Hooks()
+        database: DatabaseDriver? = nil, hooks: Hooks = Hooks()
     ) {
         var logger = logger
         logger.logLevel = configuration.logLevel
         self.registry = registry
         self.model = model
+        self.databaseDriver = database
         self.hooks = hooks
         self.state = Locked(State(configuration: configuration, logger: logger))
         (shutdownRequests, shutdownContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -267,19 +275,18 @@ public final class JobDaemon: Service, Sendable {
     /// then the runner (grace period, final flush), and last the database lease, which must hold
     /// until that final flush has acknowledged its jobs.
     private func backgroundServices<Storage: JobStorage>(
-        runner: JobRunner<Storage>, runnerService: RunnerService, spool: SpoolDirectory, databaseJobs: DatabaseJobStorage?,
+        runner: JobRunner<Storage>, runnerService: RunnerService, spool: SpoolDirectory, databaseJobs: (any SharedJobQueue)?,
         signals: UnixSignalsSequence?, configuration: DaemonConfiguration
     ) -> [any Service] {
         var services: [any Service] = []
         let hint: @Sendable () -> Void
         if let databaseJobs {
             // With a database, new/ is moved into it, whose notification wakes the runner.
-            let intake = DatabaseIntake(spool: spool, database: databaseJobs.database, logger: logger)
-            services.append(
-                JobLeaseService(
-                    jobs: databaseJobs, pollInterval: configuration.rescanInterval, hint: { runner.claimAvailable() },
-                    givesUpLease: { runnerService.shutdownOutcome?.leftTasksRunning == false }))
-            hint = { intake.hint() }
+            let queue = databaseJobs.services(
+                spool: spool, pollInterval: configuration.rescanInterval, wakeRunner: { runner.claimAvailable() },
+                givesUpLease: { runnerService.shutdownOutcome?.leftTasksRunning == false })
+            services += queue.services
+            hint = queue.newFilesHint
         } else {
             hint = { runner.claimAvailable() }
         }
@@ -295,7 +302,7 @@ public final class JobDaemon: Service, Sendable {
             RecurringService(name: "status writer", worksAtStart: false, pause: { configuration.statusInterval }) {
                 await runner.refreshStatus()
             })
-        services.append(retentionService(spool: spool, database: databaseJobs?.database))
+        services.append(retentionService(spool: spool, database: databaseJobs))
         services.append(cronService(spool: spool))
         if let signals {
             services.append(SignalService(daemon: self, signals: signals))

@@ -18,6 +18,15 @@ public struct StatusSnapshot: Sendable, Encodable {
         public var attempts: Int
         /// When it failed for good.
         public var finishedAt: Date
+
+        package init(name: String, id: String?, kind: String?, reason: String, attempts: Int, finishedAt: Date) {
+            self.name = name
+            self.id = id
+            self.kind = kind
+            self.reason = reason
+            self.attempts = attempts
+            self.finishedAt = finishedAt
+        }
     }
 
     /// How many jobs are in each state: the job files in `new/`, `active/`, `done/` and
@@ -29,9 +38,9 @@ public struct StatusSnapshot: Sendable, Encodable {
     public var daemon: DaemonStatus?
     /// The latest failures, newest first.
     public var recentFailures: [Failure]
-    /// With jobs in a database: the daemons that hold a lease on it (see ``JobDatabase``); nil
-    /// for a spool, whose daemon is ``daemon``.
-    public var daemons: [JobDatabase.Daemon]?
+    /// With jobs in a database: the daemons that hold a lease on it; nil for a spool, whose
+    /// daemon is ``daemon``.
+    public var daemons: [DaemonLease]?
 
     /// How many of the latest failures ``recentFailures`` lists by default.
     public static let recentFailureCount = 5
@@ -46,14 +55,14 @@ public struct StatusSnapshot: Sendable, Encodable {
             .map { $0 }
     }
 
-    /// The jobs of a database: `queued` are its available jobs (due or not), and the daemons
-    /// that share it are listed.
-    public init(_ database: JobDatabase, recentFailureCount: Int = Self.recentFailureCount) throws {
-        counts = try database.counts()
+    /// The jobs of a database (LineupPostgres reads them): `queued` are its available jobs (due
+    /// or not), and the daemons that share it are listed.
+    package init(counts: JobCounts, daemons: [DaemonLease], recentFailures: [Failure]) {
+        self.counts = counts
         unrecognized = []
         daemon = nil
-        daemons = try database.daemons()
-        recentFailures = try database.failures(limit: recentFailureCount)
+        self.daemons = daemons
+        self.recentFailures = recentFailures
     }
 
     /// Every job in `failed/` with its report, newest first (a file whose report cannot be

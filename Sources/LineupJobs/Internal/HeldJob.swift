@@ -1,9 +1,9 @@
-import LineupSpool
+package import LineupSpool
 
 /// What the runner reads of a job it holds, whichever storage claimed it: a spool's claimed
 /// file (``LineupSpool/ClaimedJob``) or a database's claimed row (``ClaimedRow``). Each storage
 /// gets back the type it handed out (``JobStorage/Held``), so neither reads the other's.
-protocol HeldJob: Sendable {
+package protocol HeldJob: Sendable {
     /// The job's name as it was enqueued; several jobs may share it.
     var name: String { get }
     /// What tells this claim apart from every other one the storage made: the key of the

@@ -1,7 +1,7 @@
-import Foundation
-import LineupSpool
-import LineupStore
-import Logging
+package import Foundation
+package import LineupSpool
+package import LineupStore
+package import Logging
 
 /// Where the runner's jobs wait and where they are settled: a spool directory
 /// (``SpoolJobStorage``, one machine), or a table in the PostgreSQL database that the store lives
@@ -15,7 +15,7 @@ import Logging
 ///
 /// The runner calls the claiming and settling methods on its coordinator, and
 /// ``commit(_:flushing:logger:)`` on its commit queue.
-protocol JobStorage: Sendable {
+package protocol JobStorage: Sendable {
     /// The jobs it hands out when claimed, and takes back to settle them.
     associatedtype Held: HeldJob
 
@@ -60,20 +60,32 @@ protocol JobStorage: Sendable {
 }
 
 /// A finished job to acknowledge once the flush that carries its changes has committed.
-struct FinishedJob<Held: HeldJob>: Sendable {
-    let claimed: Held
-    let report: JobResultReport
+package struct FinishedJob<Held: HeldJob>: Sendable {
+    package let claimed: Held
+    package let report: JobResultReport
     /// Its report written into the spool's `tmp/`; nil when that failed (filing tries again),
     /// or when the storage keeps reports elsewhere.
     let staged: StagedReport?
+
+    package init(claimed: Held, report: JobResultReport, staged: StagedReport?) {
+        self.claimed = claimed
+        self.report = report
+        self.staged = staged
+    }
 }
 
 /// What committing a group of finished jobs did (``JobStorage/commit(_:flushing:logger:)``).
-struct CommitOutcome: Sendable {
+package struct CommitOutcome: Sendable {
     /// The store flush, or why it failed (then nothing was acknowledged).
     let flush: Result<FlushReport, any Error>
     /// Claims of the jobs acknowledged.
     let filed: Set<String>
     /// Why a job of the group could not be acknowledged, if one could not.
     var filingError: (any Error)? = nil
+
+    package init(flush: Result<FlushReport, any Error>, filed: Set<String>, filingError: (any Error)? = nil) {
+        self.flush = flush
+        self.filed = filed
+        self.filingError = filingError
+    }
 }

@@ -1,6 +1,6 @@
 /// How a job was settled, as a dependency on it sees it: its final ``LineupSpool/JobState``
 /// (`done` or `failed`), with the failure's reason that a dependent's own failure repeats.
-enum SettledJobOutcome: Equatable {
+package enum SettledJobOutcome: Equatable {
     case done
     case failed(reason: String)
 }
@@ -8,14 +8,16 @@ enum SettledJobOutcome: Equatable {
 /// The outcomes of settled jobs by id, as a job storage remembers them: the jobs it settled in
 /// this run, and those it looked up. A job that succeeded once stays done (an id reused by a
 /// later job that failed does not undo it).
-struct SettledJobOutcomes {
+package struct SettledJobOutcomes {
     private var outcomes: [String: SettledJobOutcome] = [:]
 
-    subscript(id: String) -> SettledJobOutcome? {
+    package init() {}
+
+    package subscript(id: String) -> SettledJobOutcome? {
         outcomes[id]
     }
 
-    mutating func note(_ id: String, _ outcome: SettledJobOutcome) {
+    package mutating func note(_ id: String, _ outcome: SettledJobOutcome) {
         if outcomes[id] != .done {
             outcomes[id] = outcome
         }

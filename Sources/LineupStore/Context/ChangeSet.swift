@@ -10,7 +10,7 @@
 /// is merged with it row by row and the earlier one is removed (see
 /// `ManagedObjectContext.accept`). Readers still take the newest segment's change of an ID first,
 /// which is also the right answer should a row ever appear twice.
-struct ChangeSet: Sendable, Sequence {
+package struct ChangeSet: Sendable, Sequence {
     /// Past this many segments, the smallest neighbours are merged, so that a look-up by ID stays
     /// cheap however many saves pile up between two flushes.
     static let segmentLimit = 32
@@ -99,15 +99,15 @@ struct ChangeSet: Sendable, Sequence {
     }
 
     /// Every change, the newest segment's first.
-    func makeIterator() -> Iterator {
+    package func makeIterator() -> Iterator {
         Iterator(segments: segments.makeIterator())
     }
 
-    struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         var segments: IndexingIterator<[ChangeSegment]>
         var rows: IndexingIterator<[ChangeSegment.Row]>?
 
-        mutating func next() -> (ObjectID, RowChange)? {
+        package mutating func next() -> (ObjectID, RowChange)? {
             while true {
                 if let row = rows?.next() { return (row.id, row.change) }
                 guard let segment = segments.next() else { return nil }
@@ -123,16 +123,16 @@ struct ChangeSet: Sendable, Sequence {
 /// Sorted rather than hashed: a look-up by ID is a binary search, building a segment from a
 /// context's objects is a sort instead of a hash insert per row, and the writer writes a segment
 /// in key order (appending to the table's B-tree) without sorting or copying it.
-struct ChangeSegment: Sendable {
+package struct ChangeSegment: Sendable {
     /// A struct rather than a tuple: tuples are copied through the run time's generic value
     /// witnesses, a struct by specialized code.
-    struct Row: Sendable {
-        let id: ObjectID
-        var change: RowChange
+    package struct Row: Sendable {
+        package let id: ObjectID
+        package var change: RowChange
     }
 
     /// In increasing primary-key order, one row per key.
-    private(set) var rows: [Row]
+    package private(set) var rows: [Row]
     /// True when every change is an insert (left true or false when a row is removed: it only
     /// decides whether rows are looked at one by one).
     private(set) var insertsOnly: Bool

@@ -1,6 +1,6 @@
 /// One row's unsaved change, as a context pushes it to its parent and as contexts publish it to
 /// their descendants. A value type: it crosses queues.
-struct RowChange: Sendable {
+package struct RowChange: Sendable {
     enum Kind: Sendable, Equatable {
         case insert
         case update
@@ -11,9 +11,9 @@ struct RowChange: Sendable {
     /// Not retained: entity descriptions live as long as the process (see `EntityCache`), and a
     /// retain and release of one shared object for every row, on the importing thread and on the
     /// writer at once, makes both wait for the same cache line.
-    unowned(unsafe) let entity: EntityDescription
+    package unowned(unsafe) let entity: EntityDescription
     /// The full row after the change (for a delete, the last values known).
-    var values: [StoreValue]
+    package var values: [StoreValue]
     /// For an update: the properties changed relative to `baseValues`.
     var changedMask: PropertyMask
     /// For an update: the values the change started from (used to merge property by property).
@@ -21,7 +21,7 @@ struct RowChange: Sendable {
     /// The version in the parent that this change is based on (0 for an insert).
     var baseStamp: Int64
     /// The version of `values`.
-    var stamp: Int64
+    package var stamp: Int64
 
     /// What the parent made of this change when it reports no exception for it.
     var outcomeAsPushed: AcceptedChange {
@@ -53,16 +53,21 @@ struct RowChange: Sendable {
 }
 
 /// A row as some level of the stack currently sees it.
-struct RowSnapshot: Sendable {
-    var values: [StoreValue]
-    var stamp: Int64
+package struct RowSnapshot: Sendable {
+    package var values: [StoreValue]
+    package var stamp: Int64
+
+    package init(values: [StoreValue], stamp: Int64) {
+        self.values = values
+        self.stamp = stamp
+    }
 }
 
 /// What the parent made of a pushed change, so that the child can update its objects.
 ///
 /// A parent reports only the exceptions: every pushed change it does not mention was stored as
 /// pushed (an insert or update with the pushed values and version, a delete as removed).
-enum AcceptedChange: Sendable {
+package enum AcceptedChange: Sendable {
     /// Stored with these values (equal to the pushed ones unless a merge policy combined them).
     case stored(RowSnapshot)
     /// The row is gone (deleted here or by the merge policy).

@@ -37,7 +37,7 @@ public struct FetchPredicate<Object: ManagedObject>: Sendable {
     }
 }
 
-enum ComparisonOperator: String, Sendable {
+package enum ComparisonOperator: String, Sendable {
     case equal = "="
     case notEqual = "!="
     case less = "<"
@@ -46,7 +46,7 @@ enum ComparisonOperator: String, Sendable {
     case greaterOrEqual = ">="
 }
 
-indirect enum PredicateNode: Sendable {
+package indirect enum PredicateNode: Sendable {
     case constant(Bool)
     case compare(property: String, ComparisonOperator, StoreValue)
     case isIn(property: String, values: CandidateSet)
@@ -184,7 +184,7 @@ extension PredicateNode {
 
 /// The values of an `IN` predicate, hashed once so that testing a row costs one look-up
 /// (unsaved-change overlays test every pending row against it).
-struct CandidateSet: Sendable {
+package struct CandidateSet: Sendable {
     let values: [StoreValue]
     private let keys: Set<StoreValue>
     private let containsNull: Bool
@@ -220,7 +220,7 @@ extension StoreValue {
     }
 }
 
-func quoted(_ identifier: String) -> String {
+package func quoted(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 

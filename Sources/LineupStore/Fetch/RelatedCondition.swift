@@ -1,7 +1,7 @@
 /// A condition on the objects that a to-many relationship reaches: how many of them match
 /// `predicate`, compared with `count`. Built by ``FetchPredicate/any(_:where:)`` and
 /// ``FetchPredicate/count(_:where:)``.
-struct RelatedCondition: Sendable {
+package struct RelatedCondition: Sendable {
     /// The entity whose rows are tested.
     let source: String
     /// The entity the relationship reaches, and its to-one inverse (the column that holds the

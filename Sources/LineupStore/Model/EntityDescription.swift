@@ -79,7 +79,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public var description: String { name }
 
     /// The part of the description that the store's schema depends on.
-    var schema: EntitySchema {
+    package var schema: EntitySchema {
         EntitySchema(name: name, properties: properties, uniquenessConstraints: uniquenessConstraints, indexes: indexes)
     }
 }
@@ -106,9 +106,9 @@ struct StringBits: Equatable, Sendable {
 }
 
 /// The persistent shape of an entity, as recorded in a store's metadata.
-struct EntitySchema: Sendable, Hashable, Codable {
-    let name: String
-    let properties: [PropertyDescription]
-    let uniquenessConstraints: [[String]]
-    let indexes: [[String]]
+package struct EntitySchema: Sendable, Hashable, Codable {
+    package let name: String
+    package let properties: [PropertyDescription]
+    package let uniquenessConstraints: [[String]]
+    package let indexes: [[String]]
 }

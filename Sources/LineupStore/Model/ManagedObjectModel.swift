@@ -77,5 +77,5 @@ public final class ManagedObjectModel: Sendable {
         entitiesByType[ObjectIdentifier(type)]
     }
 
-    var schema: [EntitySchema] { entities.map(\.schema) }
+    package var schema: [EntitySchema] { entities.map(\.schema) }
 }

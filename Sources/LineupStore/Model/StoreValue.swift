@@ -127,7 +127,7 @@ public enum AttributeType: String, Sendable, Hashable, Codable {
 
     /// The column type in PostgreSQL. Text compares by its bytes ("C"), as SQLite's BINARY
     /// collation and the contexts compare it, whatever the database's own collation.
-    var postgresType: String {
+    package var postgresType: String {
         switch self {
         case .integer, .boolean, .reference: return "BIGINT"
         case .double, .date: return "DOUBLE PRECISION"

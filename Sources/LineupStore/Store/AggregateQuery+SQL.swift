@@ -2,7 +2,7 @@ extension AggregateQuery {
     /// The query in a store's SQL, appending its arguments to `arguments`. Dates are stored as
     /// seconds since 1970. Results have SQLite's types on both stores: a count or a sum of
     /// integers is an integer, an average a real.
-    func sql(_ arguments: inout [StoreValue], _ dialect: SQLDialect) -> String {
+    package func sql(_ arguments: inout [StoreValue], _ dialect: SQLDialect) -> String {
         let condition = predicate.sql(&arguments, dialect)
         let columns = groups.map { "\(expression(for: $0.grouping, dialect)) AS \(quoted($0.name))" }
             + aggregates.map { "\(expression(for: $0.function, dialect)) AS \(quoted($0.name))" }

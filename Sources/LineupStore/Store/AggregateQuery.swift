@@ -1,6 +1,6 @@
 /// An ``AggregateRequest`` as the store runs it: which rows, how they are grouped, and what is
 /// computed for each group, each result named. The store compiles it into its own SQL.
-struct AggregateQuery: Sendable {
+package struct AggregateQuery: Sendable {
     /// What a group is keyed by.
     enum Grouping: Sendable {
         /// The property's value (a to-one relationship's is the destination's primary key).

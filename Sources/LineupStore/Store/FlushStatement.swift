@@ -38,7 +38,7 @@ public struct FlushStatement: Sendable, Hashable {
     }
 
     /// Throws unless the statement changed the number of rows it expects.
-    func check(changedRowCount count: Int) throws {
+    package func check(changedRowCount count: Int) throws {
         guard let expectedRowCount, count != expectedRowCount else { return }
         throw StoreError(
             .unexpectedRowCount,
@@ -47,7 +47,7 @@ public struct FlushStatement: Sendable, Hashable {
 
     /// A store's error from running the statement, naming it; the same code and underlying
     /// error, so that a unique index's refusal is still recognised as one.
-    func failure(_ error: StoreError) -> StoreError {
+    package func failure(_ error: StoreError) -> StoreError {
         StoreError(
             error.code, "flush statement `\(excerpt)` failed: \(error.message)",
             conflicts: error.conflicts, underlying: error.underlying)

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// What the writer context talks to: a database that holds the model's rows, with their versions.
 ///
@@ -20,9 +20,10 @@ import Foundation
 ///   newer model wrote, without changing it; adding an entity or an optional property migrates
 ///   in place.
 ///
-/// Its requirements take the stack's own types, which are internal: the stores live in this
-/// module, and users pick one when they build a ``PersistentContainer``.
-protocol PersistentStore: AnyObject, Sendable {
+/// Its requirements take the stack's own types, which are `package`: the SQLite store lives in this
+/// module and the PostgreSQL store in LineupPostgres, and users pick one when they build a
+/// ``PersistentContainer``.
+package protocol PersistentStore: AnyObject, Sendable {
     /// The store's identity, the first part of its objects' IDs.
     var identifier: UUID { get }
     var model: ManagedObjectModel { get }

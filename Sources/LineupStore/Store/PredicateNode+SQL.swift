@@ -2,7 +2,7 @@ extension PredicateNode {
     /// The condition in a store's SQL, appending its arguments to `arguments`. NULL handling
     /// matches `evaluate`: a row that a fetch reads from the store passes exactly when its values
     /// would pass in memory.
-    func sql(_ arguments: inout [StoreValue], _ dialect: SQLDialect) -> String {
+    package func sql(_ arguments: inout [StoreValue], _ dialect: SQLDialect) -> String {
         func parameter(_ value: StoreValue) -> String {
             arguments.append(value)
             return dialect.placeholder(arguments.count)

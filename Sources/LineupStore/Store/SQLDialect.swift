@@ -1,6 +1,6 @@
 /// Where the SQL of the stores' engines differs, for the SQL that both stores compile from the
 /// same values (predicates, aggregates): one compiler, two spellings.
-enum SQLDialect: Sendable {
+package enum SQLDialect: Sendable {
     case sqlite
     case postgres
 

@@ -2,14 +2,16 @@ import Foundation
 import GRDB
 
 /// What a batch statement did, as the store reports it to the contexts.
-struct BatchOutcome: Sendable {
+package struct BatchOutcome: Sendable {
     /// The number of rows deleted or updated.
-    var count = 0
+    package var count = 0
     /// Every affected row's key, in key order, when asked for.
-    var affectedIDs: [ObjectID]?
+    package var affectedIDs: [ObjectID]?
     /// For the rows the contexts hold objects or changes of (see `ManagedObjectContext.execute`):
     /// what became of each one the statement touched.
-    var watchedRows: [ObjectID: AcceptedChange] = [:]
+    package var watchedRows: [ObjectID: AcceptedChange] = [:]
+
+    package init() {}
 }
 
 extension SQLiteStore {
@@ -20,7 +22,7 @@ extension SQLiteStore {
     /// `watched` are the keys that some context holds: the outcome says which of them the
     /// statement touched, and their new rows, so that the contexts can take the change without
     /// being told every key (a prune can delete millions of rows).
-    func executeBatch(
+    package func executeBatch(
         entity: EntityDescription, matching predicate: PredicateNode,
         assignments: [(property: Int, value: StoreValue)]?, watched: [ObjectID], collectingIDs: Bool
     ) throws -> BatchOutcome {

@@ -10,7 +10,7 @@ extension SQLiteStore {
     /// `DispatchQueue.sync` onto the connection's queue): so the caller's code runs on its own
     /// context's thread, between two steps of the cursor, with no thread of its own. An error that
     /// `body` throws ends the read and is rethrown as it is.
-    func enumerateRows(
+    package func enumerateRows(
         _ query: StoreQuery, batchSize: Int, on reader: StoreReader, _ body: ([(ObjectID, RowSnapshot)]) throws -> Void
     ) throws {
         var arguments: [StoreValue] = []
@@ -67,7 +67,7 @@ extension SQLiteStore {
     }
 
     /// The saved rows of `ids`; missing rows are absent.
-    func fetchRows(ids: [ObjectID], entity: EntityDescription, on reader: StoreReader) throws -> [ObjectID: RowSnapshot] {
+    package func fetchRows(ids: [ObjectID], entity: EntityDescription, on reader: StoreReader) throws -> [ObjectID: RowSnapshot] {
         var result: [ObjectID: RowSnapshot] = [:]
         let query = StoreQuery(entity: entity, predicate: .constant(true), sorts: [], limit: nil, offset: 0, columns: .all)
         for chunk in ids.chunked(500) {
@@ -88,7 +88,7 @@ extension SQLiteStore {
     ///
     /// The keys are joined to the table (`CROSS JOIN` keeps them the outer loop), so that each key
     /// is one search of the table's unique index: `(a, b) IN (VALUES …)` would scan the table.
-    func fetchKeys(
+    package func fetchKeys(
         _ keys: [StoreValue], of indexes: [Int], entity: EntityDescription, on reader: StoreReader
     ) throws -> [(ObjectID, [StoreValue])] {
         let width = indexes.count
@@ -117,7 +117,7 @@ extension SQLiteStore {
 
     /// The number of rows of `destination` that match `condition`, by the key their `inverse`
     /// column holds (rows with none are left out).
-    func relatedCounts(
+    package func relatedCounts(
         of destination: EntityDescription, inverse: String, matching predicate: PredicateNode, on reader: StoreReader
     ) throws -> [Int64: Int] {
         var arguments: [StoreValue] = []
@@ -134,7 +134,7 @@ extension SQLiteStore {
         }
     }
 
-    func count(entity: EntityDescription, matching predicate: PredicateNode, on reader: StoreReader) throws -> Int {
+    package func count(entity: EntityDescription, matching predicate: PredicateNode, on reader: StoreReader) throws -> Int {
         var arguments: [StoreValue] = []
         let sql = StoreSQL.count(of: entity, matching: predicate, &arguments, .sqlite)
         return try read(on: reader) { db in
@@ -145,7 +145,7 @@ extension SQLiteStore {
         }
     }
 
-    func aggregate(_ query: AggregateQuery, on reader: StoreReader) throws -> [[String: StoreValue]] {
+    package func aggregate(_ query: AggregateQuery, on reader: StoreReader) throws -> [[String: StoreValue]] {
         var arguments: [StoreValue] = []
         let sql = query.sql(&arguments, .sqlite)
         return try read(on: reader) { db in
@@ -202,7 +202,7 @@ extension SQLiteStore {
 }
 
 extension Array {
-    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+    package func chunked(_ size: Int) -> [ArraySlice<Element>] {
         stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

@@ -6,7 +6,7 @@ extension SQLiteStore {
     /// (optimistic locking, resolved by `policy`), then deletes, updates and inserts with prepared
     /// statements (see ``StoreWritePlan``), records the key and version counters, and runs the
     /// attached statements. All or nothing. Returns the exceptions (see ``AcceptedChange``).
-    func save(_ changes: ChangeSet, policy: MergePolicy, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
+    package func save(_ changes: ChangeSet, policy: MergePolicy, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
         var plan = StoreWritePlan(changes)
         do {
             return try pool.write { db in
@@ -147,7 +147,7 @@ extension StoreValue {
 }
 
 extension SQLiteStore {
-    func isUniqueKeyViolation(_ error: StoreError) -> Bool {
+    package func isUniqueKeyViolation(_ error: StoreError) -> Bool {
         guard let error = error.underlying as? DatabaseError else { return false }
         return error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
     }

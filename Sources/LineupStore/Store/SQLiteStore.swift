@@ -116,15 +116,15 @@ public final class SQLiteStore: PersistentStore {
             metadata: ["path": "\(url.path)", "store": "\(identifier)", "next_pk": "\(opened.nextPrimaryKey)"])
     }
 
-    var location: String { url.path }
+    package var location: String { url.path }
 
-    func reservePrimaryKeys() -> Range<Int64> {
+    package func reservePrimaryKeys() -> Range<Int64> {
         let block = Self.primaryKeyBlock
         let first = nextPrimaryKey.wrappingAdd(block, ordering: .relaxed).oldValue
         return first..<(first + block)
     }
 
-    func nextStamp() -> Int64 {
+    package func nextStamp() -> Int64 {
         nextStampValue.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 

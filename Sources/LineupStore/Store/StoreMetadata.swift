@@ -1,15 +1,15 @@
-import Foundation
+package import Foundation
 
 /// What every store records about itself in its `lineup_metadata` table (format, version,
 /// identity, the schema it was written with), and the checks that refuse a database Lineup did
 /// not write or that a newer Lineup or model wrote, before anything changes it.
-enum StoreMetadata {
-    static let format = "lineup-store"
-    static let formatVersion = 1
+package enum StoreMetadata {
+    package static let format = "lineup-store"
+    package static let formatVersion = 1
 
     /// The store's identity and schema from its `lineup_metadata`, refusing a store that another
     /// program or a newer Lineup wrote.
-    static func identity(in metadata: [String: String], location path: String) throws -> (UUID, [EntitySchema]) {
+    package static func identity(in metadata: [String: String], location path: String) throws -> (UUID, [EntitySchema]) {
         guard metadata["format"] == format, let version = metadata["format_version"].flatMap(Int.init),
             let identifier = metadata["store_uuid"].flatMap(UUID.init(uuidString:)),
             let schemaJSON = metadata["schema"]
@@ -28,7 +28,7 @@ enum StoreMetadata {
 
     /// Refuses a stored schema that the model cannot take in place: entities or properties the
     /// model lacks (a newer model wrote the store), changed types, new required properties.
-    static func checkCompatibility(of stored: [EntitySchema], with model: ManagedObjectModel, location path: String) throws {
+    package static func checkCompatibility(of stored: [EntitySchema], with model: ManagedObjectModel, location path: String) throws {
         let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
         for old in stored {
             guard let entity = model.entity(named: old.name) else {
@@ -58,18 +58,18 @@ enum StoreMetadata {
         }
     }
 
-    static func encode(_ schema: [EntitySchema]) throws -> String {
+    package static func encode(_ schema: [EntitySchema]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: try encoder.encode(schema), as: UTF8.self)
     }
 
     /// How many groups of rows holding one key the refusal of a new uniqueness constraint lists.
-    static let duplicateGroupsShown = 5
+    package static let duplicateGroupsShown = 5
 
     /// The refusal of a new uniqueness constraint that existing rows break. `groups` lists the
     /// primary keys of each key's rows (up to one more than are shown), `total` counts the keys.
-    static func duplicateKeys(
+    package static func duplicateKeys(
         of constraint: [String], in entityName: String, groups: [String], total: Int, location: String
     ) -> StoreError {
         let listed = groups.prefix(duplicateGroupsShown).map { "pk \($0)" }.joined(separator: "; ")
@@ -82,7 +82,7 @@ enum StoreMetadata {
     }
 
     /// One change that opening a store with a newer model makes to its schema.
-    enum MigrationStep {
+    package enum MigrationStep {
         case createTable(EntitySchema)
         case addColumn(entity: String, PropertyDescription)
         /// Refuse, naming the rows, when existing rows break the new constraint.
@@ -94,7 +94,7 @@ enum StoreMetadata {
     /// What opening a store written with `stored` must change for `model`, in order; empty when
     /// nothing changed. Call ``checkCompatibility(of:with:location:)`` first: only additions are
     /// left to make.
-    static func migrationSteps(from stored: [EntitySchema], to model: ManagedObjectModel) -> [MigrationStep] {
+    package static func migrationSteps(from stored: [EntitySchema], to model: ManagedObjectModel) -> [MigrationStep] {
         var steps: [MigrationStep] = []
         let storedByName = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
         for entity in model.entities {

@@ -17,7 +17,7 @@ import Darwin
 /// writes the `-shm` beside the files it reads: so the `.sqlite` and its `-wal` are hard-linked
 /// into a directory of their own next to them (no bytes are copied), read from there, and the
 /// directory is removed.
-enum StorePreflight {
+package enum StorePreflight {
     struct Contents {
         var tables: [String]
         /// The `lineup_metadata` rows; nil when the file has no such table.

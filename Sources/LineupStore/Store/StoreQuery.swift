@@ -1,14 +1,14 @@
 /// A fetch as the store runs it: a predicate (which the store compiles), sort keys (property
 /// index, ascending), limit and offset, and which columns to read.
-struct StoreQuery: Sendable {
+package struct StoreQuery: Sendable {
     enum Columns: Sendable {
         case all
         /// Only the sort properties (the other values are NULL): for IDs, counts and batched faults.
         case sortKeys
     }
 
-    let entity: EntityDescription
-    let predicate: PredicateNode
+    package let entity: EntityDescription
+    package let predicate: PredicateNode
     let sorts: [(Int, Bool)]
     var limit: Int?
     var offset: Int
@@ -17,7 +17,7 @@ struct StoreQuery: Sendable {
 
 extension StoreQuery {
     /// The properties whose values the query reads, in the order it reads them.
-    var selectedProperties: [Int] {
+    package var selectedProperties: [Int] {
         switch columns {
         case .all: Array(entity.properties.indices)
         case .sortKeys: sorts.map(\.0)

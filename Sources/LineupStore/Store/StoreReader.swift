@@ -7,7 +7,7 @@
 /// reads the store when it checks a save (uniqueness, versions), and every flush waits for the
 /// main context and the writer (DESIGN §2: synchronous waits only go upward). So each level of
 /// the stack reads with a connection that no level below it can hold.
-enum StoreReader: Sendable, Equatable {
+package enum StoreReader: Sendable, Equatable {
     /// One of the pool's readers: task contexts, and every context under them. Waits when other
     /// tasks hold every reader (see `PersistentContainer.readerCount(forConcurrentTasks:)`).
     case pooled

@@ -1,10 +1,10 @@
 /// The reads both stores run, as one text spelled for each (see ``SQLDialect``): the stores differ
 /// only in how they run a statement and decode its rows.
-enum StoreSQL {
+package enum StoreSQL {
     /// The rows of `query` with `condition` (whose arguments are in `arguments` already): `pk`,
     /// `_version`, then `query.selectedProperties`, in the order of the sorts with NULL first and
     /// ties by `pk`; limit and offset are bound.
-    static func select(_ query: StoreQuery, where condition: String, _ arguments: inout [StoreValue], _ dialect: SQLDialect) -> String {
+    package static func select(_ query: StoreQuery, where condition: String, _ arguments: inout [StoreValue], _ dialect: SQLDialect) -> String {
         let entity = query.entity
         var sql = "SELECT pk, _version"
         for index in query.selectedProperties { sql += ", " + quoted(entity.properties[index].name) }
@@ -38,7 +38,7 @@ enum StoreSQL {
     }
 
     /// The number of rows of `entity` that match `predicate`.
-    static func count(
+    package static func count(
         of entity: EntityDescription, matching predicate: PredicateNode, _ arguments: inout [StoreValue], _ dialect: SQLDialect
     ) -> String {
         "SELECT count(*) FROM \(quoted(entity.name)) WHERE \(predicate.sql(&arguments, dialect))"
@@ -46,7 +46,7 @@ enum StoreSQL {
 
     /// The rows of `destination` that match `predicate`, counted by the key their `inverse`
     /// column holds (rows with none are left out): key, count.
-    static func relatedCounts(
+    package static func relatedCounts(
         of destination: EntityDescription, inverse: String, matching predicate: PredicateNode,
         _ arguments: inout [StoreValue], _ dialect: SQLDialect
     ) -> String {

@@ -1,15 +1,15 @@
 /// A change set as a store writes it, the same for every store: the rows whose stored versions
 /// must be checked, the conflicts settled by the merge policy, then the writes in their order
 /// (deletes, then updates, then inserts: a key freed by one row can be taken by another).
-struct StoreWritePlan {
+package struct StoreWritePlan {
     /// Segments of inserts, which have no version to check: they go to the table as they are.
     private let insertSegments: [ChangeSegment]
     /// The other changes, checked row by row; after `resolve`, what is left to write of them.
     private var checked: ChangeSegment
     /// The rows that the merge policy changed or removed (see ``AcceptedChange``).
-    private(set) var exceptions: [ObjectID: AcceptedChange] = [:]
+    package private(set) var exceptions: [ObjectID: AcceptedChange] = [:]
 
-    init(_ changes: ChangeSet) {
+    package init(_ changes: ChangeSet) {
         var inserts: [ChangeSegment] = []
         var others = ChangeSegment.Builder()
         for segment in changes.segments.reversed() {
@@ -24,7 +24,7 @@ struct StoreWritePlan {
     }
 
     /// The updated and deleted rows, by entity, whose stored versions `resolve` needs.
-    var rowsToCheck: [EntityDescription: [ObjectID]] {
+    package var rowsToCheck: [EntityDescription: [ObjectID]] {
         var byEntity: [EntityDescription: [ObjectID]] = [:]
         for row in checked.rows where row.change.kind != .insert {
             byEntity[row.change.entity, default: []].append(row.id)
@@ -34,19 +34,19 @@ struct StoreWritePlan {
 
     /// Settles the conflicts between the changes and `current`, the stored rows of `rowsToCheck`
     /// (a missing one was deleted), by `policy`.
-    mutating func resolve(current: [ObjectID: RowSnapshot], policy: MergePolicy, nextStamp: () -> Int64) throws {
+    package mutating func resolve(current: [ObjectID: RowSnapshot], policy: MergePolicy, nextStamp: () -> Int64) throws {
         guard !checked.insertsOnly else { return }
         let resolution = try ConflictResolution(checked, current: current, policy: policy, nextStamp: nextStamp)
         checked = resolution.toApply
         exceptions = resolution.exceptions
     }
 
-    var deletes: [ChangeSegment.Row] { checked.rows.filter { $0.change.kind == .delete } }
-    var updates: [ChangeSegment.Row] { checked.rows.filter { $0.change.kind == .update } }
+    package var deletes: [ChangeSegment.Row] { checked.rows.filter { $0.change.kind == .delete } }
+    package var updates: [ChangeSegment.Row] { checked.rows.filter { $0.change.kind == .update } }
 
     /// Every insert, as segments whose keys do not overlap, lowest first, so that inserts append
     /// to the table's B-tree.
-    var insertsInKeyOrder: [ChangeSegment] {
+    package var insertsInKeyOrder: [ChangeSegment] {
         var segments = insertSegments
         if !checked.insertsOnly {
             var builder = ChangeSegment.Builder()

@@ -1,5 +1,6 @@
 import Foundation
 import LineupJobs
+import LineupPostgres
 import LineupSpool
 import LineupStore
 import Logging
@@ -53,7 +54,7 @@ struct DaemonHarness {
         self.spool = try SpoolDirectory(root: configuration.spoolURL, durability: .none)
         self.daemon = JobDaemon(
             configuration: configuration, registry: testRegistry(latch: latch, running: running), model: testModel,
-            logger: Logger(label: "lineup.jobs.tests"), hooks: hooks)
+            logger: Logger(label: "lineup.jobs.tests"), database: .postgres, hooks: hooks)
     }
 
     /// Starts the daemon; returns its events (from before the start) and the running task.

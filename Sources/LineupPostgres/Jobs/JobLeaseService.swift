@@ -1,4 +1,5 @@
 import ServiceLifecycle
+import LineupJobs
 
 /// The database's job storage, kept alive: listening for new jobs, and the ticks that renew this
 /// daemon's lease, take jobs back from daemons that died, and poll (``DatabaseJobStorage``).

@@ -1,4 +1,5 @@
 import Foundation
+import LineupStore
 import LineupLocking
 
 /// The connections that task contexts read with: at most `capacity`, opened on first need. A read

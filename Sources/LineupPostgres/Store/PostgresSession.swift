@@ -1,4 +1,5 @@
 public import Foundation
+public import LineupStore
 public import Logging
 import NIOCore
 import NIOPosix

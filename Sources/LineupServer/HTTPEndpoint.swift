@@ -1,12 +1,12 @@
-import Foundation
+public import Foundation
 import Hummingbird
-import LineupJobs
+public import LineupJobs
 import LineupSpool
 import LineupStore
-import Logging
+public import Logging
 import NIOCore
-import Prometheus
-import ServiceLifecycle
+public import Prometheus
+public import ServiceLifecycle
 
 /// `lineupd --http-address HOST:PORT`: an HTTP server beside the daemon, off by default.
 ///
@@ -16,7 +16,7 @@ import ServiceLifecycle
 /// - `GET /health`: 200 and `{"status":"ok"}` while the daemon runs and its acknowledgements go
 ///   through; 503 with the reason while it starts, stops, or cannot acknowledge jobs (a full
 ///   disk), for supervisors and load balancers.
-struct HTTPEndpoint: Service {
+public struct HTTPEndpoint: Service {
     let host: String
     let port: Int
     let daemon: JobDaemon
@@ -28,8 +28,31 @@ struct HTTPEndpoint: Service {
     let jobLog: JobLog
     let logger: Logger
 
+    /// Makes the endpoint of `daemon`, which runs on the spool at `spoolURL`; it serves once run
+    /// (as a service beside the daemon: ``LineupJobs/JobDaemon/runWithSignalHandling(alongside:)``).
+    ///
+    /// - Parameters:
+    ///   - metrics: the daemon's metrics, following its events; `/metrics` serves `registry`,
+    ///     which the process bootstrapped swift-metrics with.
+    ///   - token: the secret the dashboard's actions need; nil turns them off.
+    ///   - jobLog: the jobs' latest log lines, for the dashboard's job page.
+    public init(
+        host: String, port: Int, daemon: JobDaemon, spoolURL: URL, metrics: DaemonMetrics,
+        registry: PrometheusCollectorRegistry, token: ActionToken?, jobLog: JobLog, logger: Logger
+    ) {
+        self.host = host
+        self.port = port
+        self.daemon = daemon
+        self.spoolURL = spoolURL
+        self.metrics = metrics
+        self.registry = registry
+        self.token = token
+        self.jobLog = jobLog
+        self.logger = logger
+    }
+
     /// Parses `HOST:PORT` (`127.0.0.1:9464`, `[::1]:9464`, `localhost:0` for any free port).
-    static func parse(address text: String) throws -> (host: String, port: Int) {
+    public static func parse(address text: String) throws -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port)
         else {
             throw DaemonError(.invalidConfiguration, path: nil, "`--http-address` must be HOST:PORT, e.g. 127.0.0.1:9464; found \(text)")
@@ -49,7 +72,7 @@ struct HTTPEndpoint: Service {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
-    func run() async throws {
+    public func run() async throws {
         // Opened once, for every request: opening makes the directories that are missing, which
         // a request must not do. Not thrown: the daemon, which opens the spool too, stops with
         // the error that says what is wrong with it, and the dashboard answers 503 meanwhile.

@@ -1,5 +1,6 @@
 import Foundation
 import LineupSpool
+import LineupJobs
 
 /// A job row of the jobs table that this daemon claimed (``DatabaseJobStorage/claimNext()``).
 ///

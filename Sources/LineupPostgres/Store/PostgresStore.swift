@@ -1,4 +1,5 @@
 import Foundation
+import LineupStore
 import Logging
 import PostgresNIO
 

@@ -3,6 +3,7 @@ import Foundation
 import LineupSpool
 import Logging
 import Synchronization
+import LineupJobs
 
 /// A host's spool as the intake of a database's jobs (`lineupd --database`): what arrives in
 /// `new/` moves into `lineup_jobs`, where every daemon on every host can claim it.

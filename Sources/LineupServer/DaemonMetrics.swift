@@ -1,4 +1,5 @@
 public import Foundation
+public import LineupJobs
 import LineupLocking
 import LineupSpool
 import Metrics

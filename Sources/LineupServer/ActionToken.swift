@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import LineupJobs
 
 /// The secret that the dashboard's actions (retry, discard, flush now) must present, read from
@@ -8,7 +8,7 @@ import LineupJobs
 /// the token too when the endpoint is bound beyond loopback, where anyone on the network could
 /// read job files and failure reasons; there an `EventSource`, which cannot set headers, may
 /// give it as `?token=` instead.
-struct ActionToken: Sendable {
+public struct ActionToken: Sendable {
     private let secret: [UInt8]
 
     /// The longest token file read: a token is a line of text.
@@ -18,7 +18,7 @@ struct ActionToken: Sendable {
     ///
     /// - Throws: ``DaemonError`` (invalid configuration) naming the file when it cannot be
     ///   read, is empty, or holds a token shorter than 16 characters.
-    init(contentsOf url: URL) throws {
+    public init(contentsOf url: URL) throws {
         func invalid(_ message: String) -> DaemonError {
             DaemonError(.invalidConfiguration, path: url.path, "`--http-token-file` \(message)")
         }

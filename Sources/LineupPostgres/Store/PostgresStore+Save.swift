@@ -1,4 +1,5 @@
 import Foundation
+import LineupStore
 
 extension PostgresStore {
     /// Writes a change set as one transaction: locks and checks every updated and deleted row's

@@ -4,6 +4,7 @@ import LineupLocking
 import LineupSpool
 import LineupStore
 import Logging
+import LineupJobs
 
 /// One daemon's claims on the jobs of a ``JobDatabase``: claimed with `FOR UPDATE SKIP LOCKED`,
 /// held under the daemon's lease, and acknowledged in the transaction of the flush that writes
@@ -24,7 +25,7 @@ import Logging
 ///
 /// Rows that a job saved in chunks before it finished (a row-limit flush) are not fenced: a job
 /// run again after its daemon died writes them again, as with the spool (imports upsert).
-final class DatabaseJobStorage: JobStorage {
+final class DatabaseJobStorage: SharedJobQueue {
     let database: JobDatabase
     /// This daemon's row in `lineup_daemons`.
     let daemonID: Int64
@@ -33,7 +34,7 @@ final class DatabaseJobStorage: JobStorage {
     /// How long a job waits for a job named in its `after` that no job has (see
     /// ``failUnknownDependencies()``).
     let dependencyWaitTimeout: Duration
-    private let logger: Logger
+    let logger: Logger
     /// Told when the daemon must stop without writing what its jobs did: its lease is lost, or a
     /// flush met another daemon's rows.
     private let mustStop: @Sendable (DaemonError) -> Void

@@ -1,5 +1,6 @@
 public import Foundation
 public import LineupSpool
+public import LineupJobs
 import LineupStore
 public import Logging
 
@@ -146,22 +147,9 @@ public final class JobDatabase: Sendable {
         }
     }
 
-    /// A daemon that holds a lease on the jobs (`lineup_daemons`).
-    public struct Daemon: Sendable, Encodable {
-        /// The host name the daemon runs on.
-        public var host: String
-        /// The daemon's process id on that host.
-        public var pid: Int
-        /// When the daemon registered, at its start.
-        public var startedAt: Date
-        /// When its lease runs out unless a heartbeat renews it; past this, other daemons take its
-        /// jobs back.
-        public var leaseExpiresAt: Date
-    }
-
-    /// The daemons that hold a lease, oldest first. A daemon that died stays listed until its
-    /// lease has run out and another daemon has taken its jobs back.
-    public func daemons() throws -> [Daemon] {
+    /// The daemons that hold a lease (`lineup_daemons`), oldest first. A daemon that died stays
+    /// listed until its lease has run out and another daemon has taken its jobs back.
+    public func daemons() throws -> [DaemonLease] {
         try sessions.withSession { session in
             try session.rows(
                 """
@@ -172,7 +160,7 @@ public final class JobDatabase: Sendable {
                 guard case let .text(host) = row[0], case let .integer(pid) = row[1], case let .real(started) = row[2],
                     case let .real(expires) = row[3]
                 else { return nil }
-                return Daemon(
+                return DaemonLease(
                     host: host, pid: Int(pid), startedAt: Date(timeIntervalSince1970: started),
                     leaseExpiresAt: Date(timeIntervalSince1970: expires))
             }
