@@ -1,5 +1,5 @@
 import Foundation
-import LineupStore
+@testable import LineupStore
 import Testing
 import LineupTestSupport
 
@@ -170,9 +170,11 @@ struct CoreDataStoreReaderTests {
         #expect(try ["", "-wal", "-shm"].map { try contents(store, $0) } == before)
     }
 
+    /// Without its `-wal` the store is opened immutable, which needs no `-shm`: a read-only
+    /// directory that lacks both reads (with the warning that the log is missing).
     @Test(
-        "refuses, naming the files, a read-only directory that lacks the WAL files",
-        arguments: [["-shm"], ["-wal", "-shm"]]
+        "refuses, naming the files, a read-only directory that has the -wal but lacks the -shm",
+        arguments: [["-shm"]]
     )
     func readOnlyDirectoryWithoutWALFiles(missing: [String]) throws {
         let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
@@ -188,6 +190,58 @@ struct CoreDataStoreReaderTests {
             #expect(error.description.contains(store.path + suffix))
         }
         #expect(error.description.contains(directory.url.path))
+    }
+
+    @Test(
+        "reading a store whose -wal is absent leaves its directory as it was, -shm or not",
+        arguments: [[""], ["", "-shm"]]
+    )
+    func readingWithoutTheWALWritesNothingBesideTheStore(copied: [String]) throws {
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
+        let store = try directory.copySurfJournal(suffixes: copied)
+        func listing() throws -> [String: Data] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            return try Dictionary(uniqueKeysWithValues: names.map { ($0, try Data(contentsOf: directory.url.appending(path: $0))) })
+        }
+        let before = try listing()
+
+        let reader = try CoreDataStoreReader(url: store)
+        _ = try reader.entity(named: "JournalEntry").map { entity in
+            try reader.forEachRow(ofEntity: entity.name) { _ in }
+        }
+        // While the reader is open, and after it is closed.
+        #expect(try listing() == before)
+        try reader.close()
+        #expect(try listing() == before)
+        #expect(reader.warnings.map(\.code) == [.walFileMissing])
+    }
+
+    @Test("a read-only directory that holds the store alone reads, with the warning that its -wal is missing")
+    func readOnlyDirectoryWithTheStoreAlone() throws {
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
+        let store = try directory.copySurfJournal(suffixes: [""])
+        try directory.makeReadOnly()
+        let warnings = try withFilePermissionsOfNobody {
+            let reader = try CoreDataStoreReader(url: store)
+            defer { try? reader.close() }
+            #expect(reader.entity(named: "JournalEntry")?.rowCount == 0)
+            return reader.warnings.map(\.code)
+        }
+        #expect(warnings == [.walFileMissing])
+    }
+
+    @Test("a path with characters that a file: URI escapes still opens the store immutable")
+    func uriEscapedPath() throws {
+        #expect(CoreDataStoreSource.uriEscaped("/tmp/a b/%x?y#z/é.sqlite") == "/tmp/a%20b/%25x%3Fy%23z/%C3%A9.sqlite")
+        let directory = try ScratchDirectory(prefix: "CoreDataStoreReaderTests")
+        let odd = directory.url.appending(path: "50% a?b#c")
+        try FileManager.default.createDirectory(at: odd, withIntermediateDirectories: true)
+        let store = odd.appending(path: storeName)
+        try FileManager.default.copyItem(at: surfJournalCorpus.appending(path: storeName), to: store)
+        let reader = try CoreDataStoreReader(url: store)
+        defer { try? reader.close() }
+        #expect(reader.entity(named: "JournalEntry") != nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: odd.path) == [storeName])
     }
 
     @Test("the .sqlite copied without its -wal holds no rows, and the reader says why, naming the file")

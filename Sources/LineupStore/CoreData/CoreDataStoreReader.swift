@@ -8,7 +8,8 @@ import LineupLocking
 /// Data store in WAL mode may hold every row in its `-wal` (the SurfJournal seed store
 /// does), so a reader that copied or opened the `.sqlite` alone would see an empty store.
 /// Nothing is ever written to the `.sqlite` or `-wal` file; SQLite may only update the
-/// `-shm` index, and only when the user may write it.
+/// `-shm` index, and only when the user may write it. A store whose `-wal` is not beside it is
+/// opened immutable, so that no `-shm` or `-wal` appears beside it (see `CoreDataStoreSource`).
 ///
 /// Read-only access to a WAL-mode store needs its `-shm` file to exist or its directory to
 /// be writable (so that SQLite can create it); otherwise opening throws
@@ -37,6 +38,8 @@ public final class CoreDataStoreReader: Sendable {
 
     private let database: GRDB.DatabaseQueue
     private let path: String
+    /// What SQLite opened: the store, or a private copy of it.
+    private let source: CoreDataStoreSource
     private struct State {
         /// Whether ``close()`` has run: SQLite must not be touched after that.
         var isClosed = false
@@ -78,16 +81,27 @@ public final class CoreDataStoreReader: Sendable {
         // A Core Data app writing the store at the same time holds its locks briefly.
         configuration.busyMode = .timeout(5)
 
+        let source: CoreDataStoreSource
+        do {
+            source = try CoreDataStoreSource(storePath: path, isWALMode: isWALMode)
+        } catch {
+            throw CoreDataStoreError(code: .cannotOpen, path: path, reason: "cannot make a private copy to read", underlyingError: error)
+        }
         let database: GRDB.DatabaseQueue
         let schema: Schema
         do {
-            database = try GRDB.DatabaseQueue(path: path, configuration: configuration)
+            database = try GRDB.DatabaseQueue(path: source.openingPath, configuration: configuration)
             schema = try database.read { db in
                 try Self.readSchema(db, path: path, attributeNames: attributeNames)
             }
         } catch let error as GRDB.DatabaseError {
+            source.remove()
             throw Self.openError(error, path: path)
+        } catch {
+            source.remove()
+            throw error
         }
+        self.source = source
         self.database = database
         self.entities = schema.entities
         self.storeUUID = schema.storeUUID
@@ -202,6 +216,7 @@ public final class CoreDataStoreReader: Sendable {
             return !state.isClosed
         }
         guard isClosing else { return }
+        defer { source.remove() }
         do {
             try database.close()
         } catch {
