@@ -47,8 +47,6 @@ public final class JobDatabase: Sendable {
     static let channel = "lineup_jobs"
     /// Wakes the daemons that listen, when its transaction commits.
     static let notification = "SELECT pg_notify('\(channel)', '')"
-    /// Held (for its transaction) by whoever creates the tables.
-    private static let schemaLock = 0x6C69_6E65_7570_6A  // "lineupj"
 
     /// The database's URL without its password.
     public let location: String
@@ -56,13 +54,14 @@ public final class JobDatabase: Sendable {
     let sessions: PostgresSessionPool
     let logger: Logger
 
-    /// Connects to the database at `url` and creates the tables if they are not there.
+    /// Connects to the database at `url`, and creates the tables if they are not there or
+    /// migrates them if they are older (``JobTableMigrations``); refuses tables of a newer Lineup.
     public init(url: URL, logger: Logger, connections: Int = 2) throws {
         self.url = url
         self.logger = logger
         let sessions = PostgresSessionPool(capacity: connections) { try PostgresSession.connect(to: url, logger: logger) }
         location = try sessions.withSession { session in
-            try session.transaction { try Self.prepareSchema(session) }
+            try session.transaction { try Self.prepareSchema(session, logger: logger) }
             return session.location
         }
         self.sessions = sessions
@@ -294,53 +293,10 @@ public final class JobDatabase: Sendable {
         }
     }
 
-    private static func prepareSchema(_ session: PostgresSession) throws {
-        // Several daemons starting on a new database at once create the tables once.
-        try session.execute("SELECT pg_advisory_xact_lock(\(schemaLock))")
-        try session.execute(
-            """
-            CREATE TABLE IF NOT EXISTS lineup_daemons (
-                id BIGSERIAL PRIMARY KEY,
-                host TEXT NOT NULL,
-                pid INTEGER NOT NULL,
-                started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-                lease_expires_at TIMESTAMPTZ NOT NULL
-            )
-            """)
-        try session.execute(
-            """
-            CREATE TABLE IF NOT EXISTS lineup_jobs (
-                id BIGSERIAL PRIMARY KEY,
-                name TEXT NOT NULL,
-                job_id TEXT,
-                kind TEXT,
-                after_ids TEXT[] NOT NULL DEFAULT '{}',
-                unique_key TEXT,
-                contents BYTEA NOT NULL,
-                state TEXT NOT NULL DEFAULT 'available'
-                    CHECK (state IN ('available', 'running', 'done', 'failed')),
-                not_before TIMESTAMPTZ NOT NULL DEFAULT now(),
-                enqueued_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-                claims INTEGER NOT NULL DEFAULT 0,
-                failed_attempts INTEGER NOT NULL DEFAULT 0,
-                interruptions INTEGER NOT NULL DEFAULT 0,
-                claimed_by BIGINT,
-                claimed_at TIMESTAMPTZ,
-                finished_at TIMESTAMPTZ,
-                report TEXT,
-                reason TEXT,
-                intake_key TEXT UNIQUE
-            )
-            """)
-        try session.execute(
-            "CREATE INDEX IF NOT EXISTS lineup_jobs_due ON lineup_jobs (not_before, id) WHERE state = 'available'")
-        try session.execute(
-            "CREATE INDEX IF NOT EXISTS lineup_jobs_running ON lineup_jobs (claimed_by) WHERE state = 'running'")
-        try session.execute("CREATE INDEX IF NOT EXISTS lineup_jobs_job_id ON lineup_jobs (job_id)")
-        try session.execute(
-            "CREATE INDEX IF NOT EXISTS lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'available' AND after_ids <> '{}'")
-        try session.execute(
-            "CREATE INDEX IF NOT EXISTS lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('available', 'running')")
+    private static func prepareSchema(_ session: PostgresSession, logger: Logger) throws {
+        // Several daemons starting on a new or older database at once create or migrate the tables
+        // once; a database of a newer Lineup is refused, naming both versions.
+        try JobTableMigrations.migrate(session, logger: logger)
     }
 }
 
