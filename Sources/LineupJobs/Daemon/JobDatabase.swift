@@ -8,7 +8,7 @@ public import Logging
 /// each with a lease that its heartbeats renew.
 ///
 /// A job's row goes through the states of ``LineupSpool/JobState``: queued (stored as
-/// `available`, ``LineupSpool/JobState/columnValue``) → running (claimed by one daemon with
+/// ``LineupSpool/JobState/columnValue``, as each state is) → running (claimed by one daemon with
 /// `FOR UPDATE SKIP LOCKED`) → done, in the transaction of the flush that writes its rows, or
 /// failed. It goes back to queued when its daemon gives it back at shutdown, or dies and its
 /// lease runs out; a job whose daemons died under it more than `poisonThreshold` times fails
@@ -110,7 +110,7 @@ public final class JobDatabase: Sendable {
                     ), judged AS (
                         SELECT r.*, CASE WHEN r.unique_key IS NOT NULL THEN COALESCE(
                             (SELECT h.name FROM lineup_jobs AS h
-                             WHERE h.unique_key = r.unique_key AND h.state IN ('available', 'running') LIMIT 1),
+                             WHERE h.unique_key = r.unique_key AND h.state IN ('queued', 'running') LIMIT 1),
                             CASE WHEN r.rank_in_key > 1 THEN r.first_of_key END) END AS holder
                         FROM ranked AS r
                     )
@@ -118,7 +118,7 @@ public final class JobDatabase: Sendable {
                         (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason)
                     SELECT name, job_id, kind, COALESCE(after_ids, '{}'), unique_key, decode(contents, 'base64'),
                            COALESCE(to_timestamp(not_before), now()), intake_key,
-                           CASE WHEN holder IS NULL THEN 'available' ELSE 'failed' END,
+                           CASE WHEN holder IS NULL THEN 'queued' ELSE 'failed' END,
                            CASE WHEN holder IS NULL THEN NULL ELSE now() END,
                            CASE WHEN holder IS NULL THEN NULL ELSE
                                name || '.job.json: duplicate job: refused: job ' || holder || ' holds uniqueKey `'
@@ -207,7 +207,7 @@ public final class JobDatabase: Sendable {
             try session.transaction {
                 let names = try session.rows(
                     """
-                    UPDATE lineup_jobs SET state = 'available', failed_attempts = 0, interruptions = 0, claimed_by = NULL,
+                    UPDATE lineup_jobs SET state = 'queued', failed_attempts = 0, interruptions = 0, claimed_by = NULL,
                         finished_at = NULL, reason = NULL, report = NULL, not_before = now()
                     WHERE state = 'failed' AND ($2 <> 0 OR job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
                                                    OR name IN (SELECT jsonb_array_elements_text($1::jsonb)))
@@ -231,7 +231,7 @@ public final class JobDatabase: Sendable {
                 DELETE FROM lineup_jobs AS j WHERE j.state = 'done' AND j.finished_at < to_timestamp($1)
                     AND NOT (j.job_id IS NOT NULL AND EXISTS (
                         SELECT 1 FROM lineup_jobs AS w
-                        WHERE w.state IN ('available', 'running') AND j.job_id = ANY(w.after_ids)))
+                        WHERE w.state IN ('queued', 'running') AND j.job_id = ANY(w.after_ids)))
                 """, [.real(cutoff.timeIntervalSince1970)])
         }
     }
@@ -261,7 +261,7 @@ public final class JobDatabase: Sendable {
                 try session.rows(
                     """
                     SELECT DISTINCT job_id FROM lineup_jobs
-                    WHERE state IN ('available', 'running') AND job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
+                    WHERE state IN ('queued', 'running') AND job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
                     """, [list]
                 ).compactMap(\.[0].textIfPresent))
         }

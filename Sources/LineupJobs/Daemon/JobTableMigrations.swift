@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1],
+        subject: subject, migrations: [version1, version2],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -85,6 +85,26 @@ package enum JobTableMigrations {
             "CREATE INDEX lineup_jobs_job_id ON lineup_jobs (job_id)",
             "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'available' AND after_ids <> '{}'",
             "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('available', 'running')",
+        ])
+
+    /// A queued job was stored as `available`, the name the table was created with, while every
+    /// other reader (the spool, the status, the API) calls the state `queued`: the stored value
+    /// becomes the state's name, so that `JobState.columnValue` is the raw name. The check
+    /// constraint goes first (it names the old value), and the partial indexes whose `WHERE` names
+    /// it are made again.
+    static let version2 = SchemaMigration(
+        version: 2, name: "queued jobs stored as queued",
+        statements: [
+            "ALTER TABLE lineup_jobs DROP CONSTRAINT lineup_jobs_state_check",
+            "UPDATE lineup_jobs SET state = 'queued' WHERE state = 'available'",
+            "ALTER TABLE lineup_jobs ALTER COLUMN state SET DEFAULT 'queued'",
+            "ALTER TABLE lineup_jobs ADD CONSTRAINT lineup_jobs_state_check CHECK (state IN ('queued', 'running', 'done', 'failed'))",
+            "DROP INDEX lineup_jobs_due",
+            "CREATE INDEX lineup_jobs_due ON lineup_jobs (not_before, id) WHERE state = 'queued'",
+            "DROP INDEX lineup_jobs_waiting",
+            "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'queued' AND after_ids <> '{}'",
+            "DROP INDEX lineup_jobs_unique_key",
+            "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running')",
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.
