@@ -34,15 +34,9 @@ public enum JobState: String, Sendable, Hashable, CaseIterable, Codable, CustomS
         }
     }
 
-    /// The value of the jobs table's `state` column for this state. A queued job is stored as
-    /// `available`, the name the table was created with; the name is the table's, the state is
-    /// this one.
-    public var columnValue: String {
-        switch self {
-        case .queued: "available"
-        case .running, .done, .failed: rawValue
-        }
-    }
+    /// The value of the jobs table's `state` column for this state: its name. (Tables of job-table
+    /// schema version 1 stored a queued job as `available`; version 2 renamed it.)
+    public var columnValue: String { rawValue }
 
     /// The state whose ``columnValue`` is `value`; nil for any other text.
     public init?(columnValue value: String) {

@@ -25,7 +25,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let storeNotOurs = Code(.storeNotOurs)
         /// The file is not a readable SQLite database.
         public static let storeCorrupt = Code(.storeCorrupt)
-        /// The store was written by a newer model (it has entities or properties this model lacks).
+        /// The store was written by a newer model (it has entities or properties this model lacks),
+        /// or a schema of the database (the store's own tables, the job tables) has a version newer
+        /// than this Lineup knows; the message names both versions.
         public static let storeNewerThanModel = Code(.storeNewerThanModel)
         /// The model changed in a way that cannot be migrated in place.
         public static let migrationUnsupported = Code(.migrationUnsupported)

@@ -147,7 +147,7 @@ struct PostgresJobsBenchmark {
                         let rows = try session.rows(
                             """
                             UPDATE lineup_jobs SET state = 'running', claimed_at = now(), claims = claims + 1
-                            WHERE id = (SELECT id FROM lineup_jobs WHERE state = 'available' AND not_before <= now()
+                            WHERE id = (SELECT id FROM lineup_jobs WHERE state = 'queued' AND not_before <= now()
                                         ORDER BY not_before, id LIMIT 1 FOR UPDATE SKIP LOCKED)
                             RETURNING id, contents
                             """)

@@ -9,6 +9,6 @@ struct LineupCommand: AsyncParsableCommand {
         subcommands: [
             EnqueueCommand.self, StatusCommand.self, FailedCommand.self, RetryCommand.self, CancelCommand.self, ShowCommand.self,
             PruneCommand.self,
-            RunCommand.self, DemoCommand.self,
+            RunCommand.self, DemoCommand.self, MigrateCommand.self,
         ])
 }

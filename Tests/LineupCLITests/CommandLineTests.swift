@@ -13,7 +13,7 @@ struct CommandLineTests {
             let result = try await sandbox.lineup(["--help"])
             #expect(result.termination == .exited(0))
             let listed = Self.entries(after: "SUBCOMMANDS:", in: result.standardOutput)
-            #expect(listed == ["enqueue", "status", "failed", "retry", "cancel", "show", "prune", "run", "demo"], "\(result.standardOutput)")
+            #expect(listed == ["enqueue", "status", "failed", "retry", "cancel", "show", "prune", "run", "demo", "migrate"], "\(result.standardOutput)")
         }
     }
 

@@ -134,7 +134,7 @@ struct DatabaseJobsTests {
         _ = try database.psql(
             """
             WITH expired AS (DELETE FROM lineup_daemons RETURNING id)
-            UPDATE lineup_jobs SET state = 'available', claimed_by = NULL, interruptions = interruptions + 1
+            UPDATE lineup_jobs SET state = 'queued', claimed_by = NULL, interruptions = interruptions + 1
             WHERE claimed_by IN (SELECT id FROM expired)
             """)
         await #expect(throws: StoreError.self) { try await harness.daemon.flush() }
@@ -179,7 +179,7 @@ struct DatabaseJobsTests {
         } catch let error as DaemonError {
             #expect(error.code == .conflictWithAnotherDaemon)
         }
-        #expect(try database.psql("SELECT state, claimed_by IS NULL FROM lineup_jobs") == "available|t")
+        #expect(try database.psql("SELECT state, claimed_by IS NULL FROM lineup_jobs") == "queued|t")
 
         // Run again, the job reads the other daemon's row and updates it.
         let second = try harness(database) { $0.flushesWhenIdle = true }
@@ -354,14 +354,14 @@ struct DatabaseJobsTests {
         #expect(try jobs.enqueue([try submission("third")]) == 1)
         let rows = try database.psql("SELECT name, state, coalesce(reason, '') FROM lineup_jobs ORDER BY id").split(separator: "\n")
         #expect(rows == [
-            "first|available|",
+            "first|queued|",
             "second|failed|second.job.json: duplicate job: refused: job first holds uniqueKey `nightly` and is queued or running",
             "third|failed|third.job.json: duplicate job: refused: job first holds uniqueKey `nightly` and is queued or running",
         ])
         // Once the holder is settled, the key is free again.
         _ = try database.psql("UPDATE lineup_jobs SET state = 'done' WHERE name = 'first'")
         try jobs.enqueue([try submission("fourth")])
-        #expect(try database.psql("SELECT state FROM lineup_jobs WHERE name = 'fourth'") == "available")
+        #expect(try database.psql("SELECT state FROM lineup_jobs WHERE name = 'fourth'") == "queued")
     }
 
     @Test func retentionRemovesOldDoneJobsButThoseThatQueuedJobsWaitFor() throws {

@@ -49,9 +49,9 @@ struct StatusTests {
 
     @Test("a jobs table stores each state under the name its CHECK constraint allows, and reads it back")
     func columnValues() {
-        #expect(JobState.allCases.map(\.columnValue) == ["available", "running", "done", "failed"])
+        #expect(JobState.allCases.map(\.columnValue) == ["queued", "running", "done", "failed"])
         #expect(JobState.allCases.map(\.columnValue).map(JobState.init(columnValue:)) == JobState.allCases)
-        #expect(JobState(columnValue: "queued") == nil, "the table never stores the state's own name for a queued job")
+        #expect(JobState(columnValue: "available") == nil, "job-table schema version 2 stores a queued job by its name")
     }
 
     @Test("counts encode as one object keyed by state, as lineup status --json has always printed them")

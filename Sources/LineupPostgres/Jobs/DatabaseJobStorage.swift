@@ -181,7 +181,7 @@ final class DatabaseJobStorage: SharedJobQueue {
                 WITH expired AS (DELETE FROM lineup_daemons WHERE lease_expires_at < now() RETURNING id)
                 UPDATE lineup_jobs SET
                     interruptions = interruptions + 1,
-                    state = CASE WHEN interruptions + 1 > $1 THEN 'failed' ELSE 'available' END,
+                    state = CASE WHEN interruptions + 1 > $1 THEN 'failed' ELSE 'queued' END,
                     finished_at = CASE WHEN interruptions + 1 > $1 THEN now() END,
                     reason = CASE WHEN interruptions + 1 > $1 THEN
                         name || '.job.json: poison: the daemons running it stopped ' || (interruptions + 1)
@@ -209,18 +209,18 @@ final class DatabaseJobStorage: SharedJobQueue {
                 """
                 WITH RECURSIVE walk(start, id, path) AS (
                     SELECT j.id, d.id, ARRAY[j.id]
-                    FROM lineup_jobs AS j JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'available'
-                    WHERE j.state = 'available' AND j.after_ids <> '{}'
+                    FROM lineup_jobs AS j JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'queued'
+                    WHERE j.state = 'queued' AND j.after_ids <> '{}'
                   UNION ALL
                     SELECT w.start, d.id, w.path || w.id
                     FROM walk AS w JOIN lineup_jobs AS j ON j.id = w.id
-                         JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'available'
+                         JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'queued'
                     WHERE w.id <> ALL(w.path)
                 )
                 UPDATE lineup_jobs SET state = 'failed', finished_at = now(),
                     reason = name || '.job.json: dependency cycle: job ' || COALESCE(job_id, name)
                         || ' waits, through `after`, for jobs that wait for it'
-                WHERE state = 'available' AND id IN (SELECT start FROM walk WHERE id = start)
+                WHERE state = 'queued' AND id IN (SELECT start FROM walk WHERE id = start)
                 RETURNING name
                 """)
             for row in failed {
@@ -242,11 +242,11 @@ final class DatabaseJobStorage: SharedJobQueue {
                         || ' (named in `after`) was queued, running, done or failed within ' || $1 || ' s'
                 FROM (SELECT c.id, string_agg(dependency.id, ', ' ORDER BY dependency.id) AS ids
                       FROM lineup_jobs AS c CROSS JOIN LATERAL unnest(c.after_ids) AS dependency(id)
-                      WHERE c.state = 'available' AND c.after_ids <> '{}'
+                      WHERE c.state = 'queued' AND c.after_ids <> '{}'
                         AND c.enqueued_at < now() - make_interval(secs => $1)
                         AND NOT EXISTS (SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id)
                       GROUP BY c.id) AS missing
-                WHERE j.id = missing.id AND j.state = 'available'
+                WHERE j.id = missing.id AND j.state = 'queued'
                 RETURNING j.name
                 """, [.real(DaemonConfiguration.seconds(dependencyWaitTimeout))])
             for row in failed {
@@ -278,7 +278,7 @@ final class DatabaseJobStorage: SharedJobQueue {
             try session.rows(
                 """
                 UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
-                FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'available' AND not_before <= now()
+                FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
                           AND (c.after_ids = '{}' OR NOT EXISTS (
                               SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
                                   SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
@@ -305,7 +305,7 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     func postpone(_ job: ClaimedRow, until notBefore: Date) throws {
         try settle(
-            job, "state = 'available', claimed_by = NULL, not_before = to_timestamp($4)",
+            job, "state = 'queued', claimed_by = NULL, not_before = to_timestamp($4)",
             [.real(notBefore.timeIntervalSince1970)], notifying: true)
     }
 
@@ -325,7 +325,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     }
 
     func release(_ job: ClaimedRow) throws {
-        try settle(job, "state = 'available', claimed_by = NULL", [], notifying: true)
+        try settle(job, "state = 'queued', claimed_by = NULL", [], notifying: true)
     }
 
     /// Gives back the rest of the last batch of claims.

@@ -9,7 +9,7 @@ public import Logging
 /// each with a lease that its heartbeats renew.
 ///
 /// A job's row goes through the states of ``LineupSpool/JobState``: queued (stored as
-/// `available`, ``LineupSpool/JobState/columnValue``) → running (claimed by one daemon with
+/// ``LineupSpool/JobState/columnValue``, as each state is) → running (claimed by one daemon with
 /// `FOR UPDATE SKIP LOCKED`) → done, in the transaction of the flush that writes its rows, or
 /// failed. It goes back to queued when its daemon gives it back at shutdown, or dies and its
 /// lease runs out; a job whose daemons died under it more than `poisonThreshold` times fails
@@ -48,8 +48,6 @@ public final class JobDatabase: Sendable {
     static let channel = "lineup_jobs"
     /// Wakes the daemons that listen, when its transaction commits.
     static let notification = "SELECT pg_notify('\(channel)', '')"
-    /// Held (for its transaction) by whoever creates the tables.
-    private static let schemaLock = 0x6C69_6E65_7570_6A  // "lineupj"
 
     /// The database's URL without its password.
     public let location: String
@@ -57,13 +55,14 @@ public final class JobDatabase: Sendable {
     let sessions: PostgresSessionPool
     let logger: Logger
 
-    /// Connects to the database at `url` and creates the tables if they are not there.
+    /// Connects to the database at `url`, and creates the tables if they are not there or
+    /// migrates them if they are older (``JobTableMigrations``); refuses tables of a newer Lineup.
     public init(url: URL, logger: Logger, connections: Int = 2) throws {
         self.url = url
         self.logger = logger
         let sessions = PostgresSessionPool(capacity: connections) { try PostgresSession.connect(to: url, logger: logger) }
         location = try sessions.withSession { session in
-            try session.transaction { try Self.prepareSchema(session) }
+            try session.transaction { try Self.prepareSchema(session, logger: logger) }
             return session.location
         }
         self.sessions = sessions
@@ -112,7 +111,7 @@ public final class JobDatabase: Sendable {
                     ), judged AS (
                         SELECT r.*, CASE WHEN r.unique_key IS NOT NULL THEN COALESCE(
                             (SELECT h.name FROM lineup_jobs AS h
-                             WHERE h.unique_key = r.unique_key AND h.state IN ('available', 'running') LIMIT 1),
+                             WHERE h.unique_key = r.unique_key AND h.state IN ('queued', 'running') LIMIT 1),
                             CASE WHEN r.rank_in_key > 1 THEN r.first_of_key END) END AS holder
                         FROM ranked AS r
                     )
@@ -120,7 +119,7 @@ public final class JobDatabase: Sendable {
                         (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason)
                     SELECT name, job_id, kind, COALESCE(after_ids, '{}'), unique_key, decode(contents, 'base64'),
                            COALESCE(to_timestamp(not_before), now()), intake_key,
-                           CASE WHEN holder IS NULL THEN 'available' ELSE 'failed' END,
+                           CASE WHEN holder IS NULL THEN 'queued' ELSE 'failed' END,
                            CASE WHEN holder IS NULL THEN NULL ELSE now() END,
                            CASE WHEN holder IS NULL THEN NULL ELSE
                                name || '.job.json: duplicate job: refused: job ' || holder || ' holds uniqueKey `'
@@ -196,7 +195,7 @@ public final class JobDatabase: Sendable {
             try session.transaction {
                 let names = try session.rows(
                     """
-                    UPDATE lineup_jobs SET state = 'available', failed_attempts = 0, interruptions = 0, claimed_by = NULL,
+                    UPDATE lineup_jobs SET state = 'queued', failed_attempts = 0, interruptions = 0, claimed_by = NULL,
                         finished_at = NULL, reason = NULL, report = NULL, not_before = now()
                     WHERE state = 'failed' AND ($2 <> 0 OR job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
                                                    OR name IN (SELECT jsonb_array_elements_text($1::jsonb)))
@@ -220,7 +219,7 @@ public final class JobDatabase: Sendable {
                 DELETE FROM lineup_jobs AS j WHERE j.state = 'done' AND j.finished_at < to_timestamp($1)
                     AND NOT (j.job_id IS NOT NULL AND EXISTS (
                         SELECT 1 FROM lineup_jobs AS w
-                        WHERE w.state IN ('available', 'running') AND j.job_id = ANY(w.after_ids)))
+                        WHERE w.state IN ('queued', 'running') AND j.job_id = ANY(w.after_ids)))
                 """, [.real(cutoff.timeIntervalSince1970)])
         }
     }
@@ -250,7 +249,7 @@ public final class JobDatabase: Sendable {
                 try session.rows(
                     """
                     SELECT DISTINCT job_id FROM lineup_jobs
-                    WHERE state IN ('available', 'running') AND job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
+                    WHERE state IN ('queued', 'running') AND job_id IN (SELECT jsonb_array_elements_text($1::jsonb))
                     """, [list]
                 ).compactMap(\.[0].textIfPresent))
         }
@@ -282,53 +281,10 @@ public final class JobDatabase: Sendable {
         }
     }
 
-    private static func prepareSchema(_ session: PostgresSession) throws {
-        // Several daemons starting on a new database at once create the tables once.
-        try session.execute("SELECT pg_advisory_xact_lock(\(schemaLock))")
-        try session.execute(
-            """
-            CREATE TABLE IF NOT EXISTS lineup_daemons (
-                id BIGSERIAL PRIMARY KEY,
-                host TEXT NOT NULL,
-                pid INTEGER NOT NULL,
-                started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-                lease_expires_at TIMESTAMPTZ NOT NULL
-            )
-            """)
-        try session.execute(
-            """
-            CREATE TABLE IF NOT EXISTS lineup_jobs (
-                id BIGSERIAL PRIMARY KEY,
-                name TEXT NOT NULL,
-                job_id TEXT,
-                kind TEXT,
-                after_ids TEXT[] NOT NULL DEFAULT '{}',
-                unique_key TEXT,
-                contents BYTEA NOT NULL,
-                state TEXT NOT NULL DEFAULT 'available'
-                    CHECK (state IN ('available', 'running', 'done', 'failed')),
-                not_before TIMESTAMPTZ NOT NULL DEFAULT now(),
-                enqueued_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-                claims INTEGER NOT NULL DEFAULT 0,
-                failed_attempts INTEGER NOT NULL DEFAULT 0,
-                interruptions INTEGER NOT NULL DEFAULT 0,
-                claimed_by BIGINT,
-                claimed_at TIMESTAMPTZ,
-                finished_at TIMESTAMPTZ,
-                report TEXT,
-                reason TEXT,
-                intake_key TEXT UNIQUE
-            )
-            """)
-        try session.execute(
-            "CREATE INDEX IF NOT EXISTS lineup_jobs_due ON lineup_jobs (not_before, id) WHERE state = 'available'")
-        try session.execute(
-            "CREATE INDEX IF NOT EXISTS lineup_jobs_running ON lineup_jobs (claimed_by) WHERE state = 'running'")
-        try session.execute("CREATE INDEX IF NOT EXISTS lineup_jobs_job_id ON lineup_jobs (job_id)")
-        try session.execute(
-            "CREATE INDEX IF NOT EXISTS lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'available' AND after_ids <> '{}'")
-        try session.execute(
-            "CREATE INDEX IF NOT EXISTS lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('available', 'running')")
+    private static func prepareSchema(_ session: PostgresSession, logger: Logger) throws {
+        // Several daemons starting on a new or older database at once create or migrate the tables
+        // once; a database of a newer Lineup is refused, naming both versions.
+        try JobTableMigrations.migrate(session, logger: logger)
     }
 }
 

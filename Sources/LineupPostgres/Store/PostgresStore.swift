@@ -42,7 +42,7 @@ final class PostgresStore: PersistentStore {
     /// How many row versions a process takes at a time: one round trip per that many changes.
     static let stampBlock: Int64 = 65_536
     /// Held (for its transaction) by whoever creates or migrates the schema.
-    private static let schemaLock = 0x6C69_6E65_7570  // "lineup"
+    static let schemaLock = 0x6C69_6E65_7570  // "lineup"
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and
     /// creates or checks the schema. The URL's scheme must be `postgres` or `postgresql`.
@@ -59,7 +59,7 @@ final class PostgresStore: PersistentStore {
         let writer = try connect()
         self.writer = writer
         do {
-            identifier = try writer.transaction { try Self.prepareSchema(writer, model: model, location: location) }
+            identifier = try writer.transaction { try Self.prepareSchema(writer, model: model, location: location, logger: logger) }
             reserved = try connect()
         } catch {
             writer.close()
@@ -131,7 +131,9 @@ final class PostgresStore: PersistentStore {
         return first..<(first + size)
     }
 
-    private static func prepareSchema(_ session: PostgresSession, model: ManagedObjectModel, location: String) throws -> UUID {
+    private static func prepareSchema(
+        _ session: PostgresSession, model: ManagedObjectModel, location: String, logger: Logger
+    ) throws -> UUID {
         try session.query("SELECT pg_advisory_xact_lock(\(schemaLock))")
         let tables = Set(
             try session.query("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()").map {
@@ -146,11 +148,9 @@ final class PostgresStore: PersistentStore {
                     "\(location) holds tables that Lineup did not create (\(foreign.sorted().joined(separator: ", ")))")
             }
             let identifier = UUID()
-            try session.execute("CREATE TABLE lineup_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            try session.execute("CREATE SEQUENCE lineup_primary_keys INCREMENT BY \(primaryKeyBlock)")
-            try session.execute("CREATE SEQUENCE lineup_stamps INCREMENT BY \(stampBlock)")
+            // The store's own tables and sequences, at the latest version, which the migrations record.
+            try StoreSchema.postgres.plan(from: 0, location: location).run(logger: logger) { try session.execute($0) }
             try setMetadata(session, "format", StoreMetadata.format)
-            try setMetadata(session, "format_version", String(StoreMetadata.formatVersion))
             try setMetadata(session, "store_uuid", identifier.uuidString)
             for entity in model.entities {
                 try createTable(session, entity.schema)
@@ -165,6 +165,10 @@ final class PostgresStore: PersistentStore {
         }
         let (identifier, stored) = try StoreMetadata.identity(in: metadata, location: location)
         try StoreMetadata.checkCompatibility(of: stored, with: model, location: location)
+        // Under the schema lock: daemons opening the store together migrate it once.
+        try StoreSchema.postgres.plan(from: StoreSchema.version(in: metadata), location: location).run(logger: logger) {
+            try session.execute($0)
+        }
         if try migrate(session, from: stored, to: model, location: location) {
             try setMetadata(session, "schema", StoreMetadata.encode(model.schema))
         }

@@ -94,7 +94,7 @@ public final class SQLiteStore: PersistentStore {
         self.pool = pool
         let opened: OpenedMetadata
         do {
-            opened = try pool.write { db in try Self.prepareSchema(db, model: model, path: url.path) }
+            opened = try pool.write { db in try Self.prepareSchema(db, model: model, path: url.path, logger: logger) }
         } catch let error as StoreError {
             try? pool.close()
             throw error
@@ -194,7 +194,7 @@ public final class SQLiteStore: PersistentStore {
         try StoreMetadata.checkCompatibility(of: stored, with: model, location: url.path)
     }
 
-    private static func prepareSchema(_ db: Database, model: ManagedObjectModel, path: String) throws -> OpenedMetadata {
+    private static func prepareSchema(_ db: Database, model: ManagedObjectModel, path: String, logger: Logger) throws -> OpenedMetadata {
         let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
         if !tables.contains("lineup_metadata") {
             if !tables.isEmpty {
@@ -202,10 +202,10 @@ public final class SQLiteStore: PersistentStore {
                     .storeNotOurs,
                     "\(path) is an SQLite database that Lineup did not create (tables: \(tables.sorted().joined(separator: ", ")))")
             }
-            try db.execute(sql: "CREATE TABLE lineup_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            // The store's own tables, at the latest version, which the migrations record.
+            try StoreSchema.sqlite.plan(from: 0, location: path).run(logger: logger) { try db.execute(sql: $0) }
             let identifier = UUID()
             try setMetadata(db, "format", StoreMetadata.format)
-            try setMetadata(db, "format_version", String(StoreMetadata.formatVersion))
             try setMetadata(db, "store_uuid", identifier.uuidString)
             try setMetadata(db, "next_pk", "1")
             try setMetadata(db, "next_stamp", "1")
@@ -220,6 +220,10 @@ public final class SQLiteStore: PersistentStore {
                 (String($0["key"] as String), String($0["value"] as String))
             })
         let (identifier, stored) = try StoreMetadata.identity(in: metadata, location: path)
+        // In the opening's write transaction: a migration that fails leaves the store as it was.
+        try StoreSchema.sqlite.plan(from: StoreSchema.version(in: metadata), location: path).run(logger: logger) {
+            try db.execute(sql: $0)
+        }
         let migrated = try migrate(db, from: stored, to: model, path: path)
         if migrated {
             try setMetadata(db, "schema", StoreMetadata.encode(model.schema))

@@ -5,7 +5,6 @@ package import Foundation
 /// not write or that a newer Lineup or model wrote, before anything changes it.
 package enum StoreMetadata {
     package static let format = "lineup-store"
-    package static let formatVersion = 1
 
     /// The store's identity and schema from its `lineup_metadata`, refusing a store that another
     /// program or a newer Lineup wrote.
@@ -16,9 +15,8 @@ package enum StoreMetadata {
         else {
             throw StoreError(.storeNotOurs, "\(path) has a lineup_metadata table that Lineup did not write")
         }
-        guard version <= formatVersion else {
-            throw StoreError(.storeNewerThanModel, "\(path) has store format \(version); this Lineup reads up to \(formatVersion)")
-        }
+        // `format_version` is the version of the store's own tables (StoreSchema).
+        try StoreSchema.checkKnown(version, location: path)
         do {
             return (identifier, try JSONDecoder().decode([EntitySchema].self, from: Data(schemaJSON.utf8)))
         } catch {

@@ -1,0 +1,154 @@
+import Foundation
+package import LineupStore
+package import Logging
+
+/// The versions of the job tables of a PostgreSQL database (`lineup_jobs`, `lineup_daemons`),
+/// with the migrations between them, in the order they run.
+///
+/// A database records each job-table migration that ran as a row of `lineup_migrations` (line
+/// `jobs`, its version and name, when it ran), in the transaction that ran it. Tables made before
+/// versions were recorded hold no row and are version 1, which creates exactly what that Lineup
+/// created; a database without `lineup_jobs` is at 0.
+///
+/// ``JobDatabase`` migrates when it opens: in one transaction that holds an advisory lock, it
+/// reads the version, refuses a newer one naming both versions, and runs what is pending, so that
+/// daemons starting together on an older database migrate it once. `lineup migrate` shows and
+/// runs the same migrations by hand.
+///
+/// Daemons of an older Lineup still running on the database when it migrates go on with the SQL
+/// of their version: stop them first (their statements may fail, or see nothing, after it).
+package enum JobTableMigrations {
+    package static let subject = "job-table schema"
+    /// The line of `lineup_migrations` these migrations record under.
+    static let line = "jobs"
+    /// Held, for its transaction, by whoever creates or migrates the job tables.
+    package static let lock: Int64 = 0x6C69_6E65_7570_6A  // "lineupj"
+    package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
+
+    package static let migrations = SchemaMigrations(
+        subject: subject, migrations: [version1, version2],
+        preamble: [
+            """
+            CREATE TABLE IF NOT EXISTS lineup_migrations (
+                line TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                PRIMARY KEY (line, version)
+            )
+            """
+        ],
+        recording: { migration in
+            "INSERT INTO lineup_migrations (line, version, name) VALUES ('\(JobTableMigrations.line)', \(migration.version), "
+                + "'\(migration.name.replacingOccurrences(of: "'", with: "''"))')"
+        })
+
+    /// The tables as Lineup created them before their schema had versions.
+    static let version1 = SchemaMigration(
+        version: 1, name: "job and daemon tables",
+        statements: [
+            """
+            CREATE TABLE lineup_daemons (
+                id BIGSERIAL PRIMARY KEY,
+                host TEXT NOT NULL,
+                pid INTEGER NOT NULL,
+                started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                lease_expires_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE lineup_jobs (
+                id BIGSERIAL PRIMARY KEY,
+                name TEXT NOT NULL,
+                job_id TEXT,
+                kind TEXT,
+                after_ids TEXT[] NOT NULL DEFAULT '{}',
+                unique_key TEXT,
+                contents BYTEA NOT NULL,
+                state TEXT NOT NULL DEFAULT 'available'
+                    CHECK (state IN ('available', 'running', 'done', 'failed')),
+                not_before TIMESTAMPTZ NOT NULL DEFAULT now(),
+                enqueued_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                claims INTEGER NOT NULL DEFAULT 0,
+                failed_attempts INTEGER NOT NULL DEFAULT 0,
+                interruptions INTEGER NOT NULL DEFAULT 0,
+                claimed_by BIGINT,
+                claimed_at TIMESTAMPTZ,
+                finished_at TIMESTAMPTZ,
+                report TEXT,
+                reason TEXT,
+                intake_key TEXT UNIQUE
+            )
+            """,
+            "CREATE INDEX lineup_jobs_due ON lineup_jobs (not_before, id) WHERE state = 'available'",
+            "CREATE INDEX lineup_jobs_running ON lineup_jobs (claimed_by) WHERE state = 'running'",
+            "CREATE INDEX lineup_jobs_job_id ON lineup_jobs (job_id)",
+            "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'available' AND after_ids <> '{}'",
+            "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('available', 'running')",
+        ])
+
+    /// A queued job was stored as `available`, the name the table was created with, while every
+    /// other reader (the spool, the status, the API) calls the state `queued`: the stored value
+    /// becomes the state's name, so that `JobState.columnValue` is the raw name. The check
+    /// constraint goes first (it names the old value), and the partial indexes whose `WHERE` names
+    /// it are made again.
+    static let version2 = SchemaMigration(
+        version: 2, name: "queued jobs stored as queued",
+        statements: [
+            "ALTER TABLE lineup_jobs DROP CONSTRAINT lineup_jobs_state_check",
+            "UPDATE lineup_jobs SET state = 'queued' WHERE state = 'available'",
+            "ALTER TABLE lineup_jobs ALTER COLUMN state SET DEFAULT 'queued'",
+            "ALTER TABLE lineup_jobs ADD CONSTRAINT lineup_jobs_state_check CHECK (state IN ('queued', 'running', 'done', 'failed'))",
+            "DROP INDEX lineup_jobs_due",
+            "CREATE INDEX lineup_jobs_due ON lineup_jobs (not_before, id) WHERE state = 'queued'",
+            "DROP INDEX lineup_jobs_waiting",
+            "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'queued' AND after_ids <> '{}'",
+            "DROP INDEX lineup_jobs_unique_key",
+            "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running')",
+        ])
+
+    /// Where the job tables of `session`'s database stand, read without changing anything.
+    package static func status(of session: PostgresSession) throws -> SchemaStatus {
+        let tables = try session.rows(
+            """
+            SELECT tablename::text FROM pg_tables
+            WHERE schemaname = current_schema() AND tablename IN ('lineup_jobs', 'lineup_migrations')
+            """
+        ).compactMap { row -> String? in if case let .text(name) = row[0] { name } else { nil } }
+        var recorded: Int?
+        if tables.contains("lineup_migrations"),
+            case let .integer(version)? = try session.rows(
+                "SELECT max(version) FROM lineup_migrations WHERE line = $1", [.text(line)]
+            ).first?.first
+        {
+            recorded = Int(version)
+        }
+        switch (recorded, tables.contains("lineup_jobs")) {
+        case let (version?, _):
+            return SchemaStatus(migrations, location: session.location, version: version)
+        case (nil, true):
+            return SchemaStatus(
+                migrations, location: session.location, version: 1, note: "tables made before versions were recorded")
+        case (nil, false):
+            return SchemaStatus(migrations, location: session.location, version: 0, note: "no job tables yet")
+        }
+    }
+
+    /// What ``migrate(_:to:logger:)`` would run now, read without changing anything: what
+    /// `--dry-run` prints.
+    package static func plan(of session: PostgresSession, to target: Int? = nil) throws -> SchemaMigrationPlan {
+        try migrations.plan(from: try status(of: session).version, to: target, location: session.location)
+    }
+
+    /// Takes the job tables to `target` (the latest when nil) inside the caller's transaction:
+    /// takes the lock, reads the version under it, refuses a newer one, and runs what is pending.
+    /// Returns what ran. Daemons that open the database together wait here for the first, then
+    /// find nothing to do.
+    @discardableResult
+    package static func migrate(_ session: PostgresSession, to target: Int? = nil, logger: Logger) throws -> SchemaMigrationPlan {
+        try session.execute(lockStatement)
+        let plan = try plan(of: session, to: target)
+        try plan.run(logger: logger) { try session.execute($0) }
+        return plan
+    }
+}
