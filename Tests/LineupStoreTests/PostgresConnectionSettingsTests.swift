@@ -287,6 +287,26 @@ struct PostgresConnectionSettingsTests {
         #expect(settings.hosts.map(\.password?.text) == ["first"])
     }
 
+    // MARK: - As Foundation URLs
+
+    /// Foundation refuses several hosts with their ports; the URL it is given instead moves them
+    /// into the query, and reads as the same connection.
+    @Test func severalHostsWithPortsBecomeAURLThatReadsTheSame() throws {
+        let text = "postgresql://app:pw@h1:5432,[::1]:5433/db?sslmode=require&host=h3,h4"
+        #expect(URL(string: text) == nil)
+        let url = try #require(PostgresConnectionSettings.url(libpqURL: text))
+        #expect(url.absoluteString == "postgresql://app:pw@/db?host=h1,::1&port=5432,5433&sslmode=require&host=h3,h4")
+        var rewritten = try Self.settings(url.absoluteString)
+        rewritten.location = try Self.settings(text).location
+        #expect(try rewritten == Self.settings(text))
+        #expect(rewritten.hosts.map(\.description) == ["h3:5432", "h4:5433"], "the query's hosts, with the ports of the hosts they replace")
+        let withoutPath = try #require(PostgresConnectionSettings.url(libpqURL: "postgres://h1:1,h2:2"))
+        #expect(withoutPath.absoluteString == "postgres:///?host=h1,h2&port=1,2")
+        #expect(try Self.settings(withoutPath.absoluteString).hosts.map(\.description) == ["h1:1", "h2:2"])
+        #expect(PostgresConnectionSettings.url(libpqURL: "postgres://u@db/surf")?.absoluteString == "postgres://u@db/surf")
+        #expect(PostgresConnectionSettings.url(libpqURL: "mysql://db/surf") == nil)
+    }
+
     // MARK: - Redaction
 
     @Test func theLocationNeverHoldsThePassword() throws {
