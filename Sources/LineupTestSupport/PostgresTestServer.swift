@@ -306,9 +306,11 @@ public final class PostgresTestServer: Sendable {
         _ = try psql("DROP DATABASE IF EXISTS \(quotedIdentifier(name)) WITH (FORCE)", database: "postgres")
     }
 
-    /// The connection URL of one database, for a client of the test's own.
+    /// The connection URL of one database, for a client of the test's own. Without TLS, which
+    /// the server offers (and libpq's default, `sslmode=prefer`, would take): the stack's tests
+    /// and the benchmark's raw baseline connect alike, and the TLS tests say what they use.
     public func url(database: String) -> String {
-        "postgres://\(username)@\(host):\(port)/\(database)"
+        "postgres://\(username)@\(host):\(port)/\(database)?sslmode=disable"
     }
 
     /// Runs SQL with `psql` and returns what it printed: unaligned, tuples only (`-A -t`), one
