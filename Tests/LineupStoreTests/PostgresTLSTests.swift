@@ -143,6 +143,27 @@ struct PostgresTLSTests {
         #expect(message.contains("certificate"), "\(message)")
     }
 
+    /// The store connects through the same settings: a stack over verified TLS, as the role that
+    /// only TLS lets in, shown without anything of the URL lost.
+    @Test func aStoreOpensOverVerifiedTLS() throws {
+        let database = try server.createDatabase()
+        defer { try? server.dropDatabase(database) }
+        // PostgreSQL 15 lets only the database's owner create tables in its public schema.
+        _ = try server.psql("ALTER DATABASE \(database) OWNER TO \(tlsUser)", database: "postgres")
+        let url = try #require(
+            URL(string: "postgres://\(tlsUser)@localhost:\(server.port)/\(database)?sslmode=verify-full&sslrootcert=\(tls.certificateAuthority)"))
+        let container = try PersistentContainer(url: url, model: testModel, logger: Self.logger)
+        defer { try? container.close() }
+        let context = container.newTaskContext(name: "tls")
+        try context.performAndWait {
+            _ = context.insertEntry("over TLS", rating: 1)
+            try context.save()
+        }
+        try container.flush()
+        #expect(try container.rowCount(of: "Entry") == 1)
+        #expect(container.storeLocation == url.absoluteString)
+    }
+
     // MARK: - Unix socket
 
     @Test func theUnixSocketConnectsAsAQueryHostAndAsAPercentEncodedHost() throws {
