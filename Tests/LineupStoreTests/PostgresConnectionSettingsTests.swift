@@ -328,6 +328,8 @@ struct PostgresConnectionSettingsTests {
             #expect(!dumped.contains("hunter2"), "\(dumped)")
         }
         #expect(PostgresConnectionSettings.redactedLocation(of: "host='unterminated password=hunter2") == "(a connection string that cannot be read)")
+        #expect(PostgresConnectionSettings.redactedLocation(of: "surf.sqlite") == "surf.sqlite", "no URL, no keyword: nothing to hide")
+        #expect(PostgresConnectionSettings.redactedLocation(of: "mysql://app:hunter2@db/surf") == "mysql://app@db/surf")
     }
 
     @Test func errorsNeverHoldThePassword() {

@@ -6,9 +6,11 @@ extension PostgresConnectionSettings {
     /// `text` without its password: a URL without the password of its user part and without a
     /// `password` query parameter (`postgres://lineup@db/surf` stays as it is); a keyword/value
     /// string without its `password` pair. It reads the text as the parser does, so that what the
-    /// parser would take for the password is what goes; a string it cannot read is not shown.
+    /// parser would take for the password is what goes; a keyword/value string it cannot read is
+    /// not shown. Text that is neither (no `://`, no `=`) holds no password and is shown as it is.
     package static func redactedLocation(of text: String) -> String {
         if text.contains("://") { return redactedURL(text) }
+        guard text.contains("=") else { return text }
         guard let options = try? keywordValueOptions(text) else {
             return "(a connection string that cannot be read)"
         }
