@@ -135,10 +135,16 @@ public final class PostgresTestServer: Sendable {
             try handOverToServerUser(directory)
             try startWatchdog(directory: directory, binDirectory: binDirectory)
             try initializeCluster(directory: directory, binDirectory: binDirectory)
-            let port = try startServer(directory: directory, binDirectory: binDirectory)
-            return PostgresTestServer(
+            // TLS, and the roles of the connection tests (PostgresTestServer+TLS.swift).
+            let accessOptions = try prepareAccess(in: directory) { script throws(PostgresTestServerError) in
+                try run(URL(fileURLWithPath: "/bin/sh"), ["-c", script], in: directory)
+            }
+            let port = try startServer(directory: directory, binDirectory: binDirectory, extraOptions: accessOptions)
+            let server = PostgresTestServer(
                 host: loopbackAddress, port: port, username: superuserName, directory: directory,
                 binDirectory: binDirectory)
+            try server.createTestRoles()
+            return server
         } catch {
             // Once the directory is gone the watchdog ends too.
             try? FileManager.default.removeItem(at: directory)
@@ -191,17 +197,19 @@ public final class PostgresTestServer: Sendable {
 
     /// Starts the server on a port that was free a moment ago; another process may take it
     /// first, so a failure to bind is tried again on another.
-    private static func startServer(directory: URL, binDirectory: URL) throws(PostgresTestServerError) -> Int {
+    private static func startServer(
+        directory: URL, binDirectory: URL, extraOptions: [String]
+    ) throws(PostgresTestServerError) -> Int {
         let logFile = serverLog(in: directory)
         var lastFailure: PostgresTestServerError?
         for _ in 1...startAttempts {
             let port = try unusedLoopbackPort()
             // A fresh log for each attempt: an earlier attempt's "could not bind" must not count.
             try? FileManager.default.removeItem(at: logFile)
-            let serverOptions = [
+            let serverOptions = ([
                 "-c listen_addresses=\(loopbackAddress)", "-p \(port)", "-k \(shellQuoted(directory.path))",
                 "-c fsync=off", "-c max_connections=200", "-c shared_buffers=32MB",
-            ].joined(separator: " ")
+            ] + extraOptions).joined(separator: " ")
             let arguments = [
                 "-D", dataDirectory(in: directory).path, "-l", logFile.path, "-w", "-t", "60",
                 "-o", serverOptions, "start",
@@ -298,9 +306,11 @@ public final class PostgresTestServer: Sendable {
         _ = try psql("DROP DATABASE IF EXISTS \(quotedIdentifier(name)) WITH (FORCE)", database: "postgres")
     }
 
-    /// The connection URL of one database, for a client of the test's own.
+    /// The connection URL of one database, for a client of the test's own. Without TLS, which
+    /// the server offers (and libpq's default, `sslmode=prefer`, would take): the stack's tests
+    /// and the benchmark's raw baseline connect alike, and the TLS tests say what they use.
     public func url(database: String) -> String {
-        "postgres://\(username)@\(host):\(port)/\(database)"
+        "postgres://\(username)@\(host):\(port)/\(database)?sslmode=disable"
     }
 
     /// Runs SQL with `psql` and returns what it printed: unaligned, tuples only (`-A -t`), one

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LineupJobs
+import LineupStore
 import Logging
 
 /// The daemon's command-line options.
@@ -61,7 +62,10 @@ struct DaemonOptions: ParsableArguments, Sendable {
         }
         if let store { configuration.storeURL = URL(fileURLWithPath: store, relativeTo: here).standardizedFileURL }
         if let database {
-            guard let url = URL(string: database) else { throw ValidationError("--database \(database) is not a URL") }
+            // Several hosts with their ports are a libpq URL that URL(string:) refuses.
+            guard let url = PostgresConnectionSettings.url(libpqURL: database) ?? URL(string: database) else {
+                throw ValidationError("--database \(PostgresConnectionSettings.redactedLocation(of: database)) is not a URL")
+            }
             configuration.databaseURL = url
         }
         if let lease { configuration.lease = try DaemonConfiguration.duration(seconds: lease, of: "--lease") }

@@ -42,7 +42,7 @@ struct PostgresTestServerTests {
         let tables = try server.psql(
             "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: database)
         #expect(tables == "0")
-        #expect(server.url(database: database) == "postgres://lineup@127.0.0.1:\(server.port)/\(database)")
+        #expect(server.url(database: database) == "postgres://lineup@127.0.0.1:\(server.port)/\(database)?sslmode=disable")
     }
 
     @Test func aDroppedDatabaseCannotBeReached() throws {

@@ -1,5 +1,6 @@
 public import Foundation
 public import LineupSpool
+import LineupStore
 public import Logging
 
 /// What a ``JobDaemon`` runs with. Only the four locations are required; everything else has
@@ -351,12 +352,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
         databaseURL.map(Self.withoutPassword) ?? storeURL.path
     }
 
+    /// The URL without the password of its user part or of its query (`?password=`).
     static func withoutPassword(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else {
-            return url.absoluteString
-        }
-        components.password = nil
-        return components.string ?? url.absoluteString
+        PostgresConnectionSettings.redactedLocation(of: url.absoluteString)
     }
 
     /// One line for the start-up log.

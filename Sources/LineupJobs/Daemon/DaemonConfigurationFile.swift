@@ -1,5 +1,6 @@
 public import Foundation
 public import LineupSpool
+import LineupStore
 public import Logging
 
 /// The daemon's configuration file: a JSON object whose fields are all optional and override
@@ -273,7 +274,9 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         }
         var result = configuration
         result.storeURL = location(store, result.storeURL)
-        if let database { result.databaseURL = URL(string: database) ?? URL(fileURLWithPath: database) }
+        if let database {
+            result.databaseURL = PostgresConnectionSettings.url(libpqURL: database) ?? URL(string: database) ?? URL(fileURLWithPath: database)
+        }
         result.lease = duration(lease, result.lease)
         result.spoolURL = location(spool, result.spoolURL)
         result.inputDirectory = location(input, result.inputDirectory)

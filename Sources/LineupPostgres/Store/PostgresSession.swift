@@ -37,42 +37,44 @@ public final class PostgresSession: Sendable {
     }
 
     private let state: Locked<State>
-    private let configuration: PostgresConnection.Configuration
+    /// Opens the connection again after a drop, through the same hosts.
+    private let connector: PostgresConnector
     private let logger: Logger
     /// The database's URL without its password, for messages.
     public let location: String
 
-    private init(link: Link, configuration: PostgresConnection.Configuration, logger: Logger, location: String) {
+    private init(link: Link, connector: PostgresConnector, logger: Logger, location: String) {
         self.state = Locked(State(link: link))
-        self.configuration = configuration
+        self.connector = connector
         self.logger = logger
         self.location = location
     }
 
-    static func connect(_ configuration: PostgresConnection.Configuration, location: String, logger: Logger) throws -> PostgresSession {
+    static func connect(_ connector: PostgresConnector, location: String, logger: Logger) throws -> PostgresSession {
         PostgresSession(
-            link: try open(configuration, location: location, logger: logger), configuration: configuration,
+            link: try open(connector, location: location, logger: logger), connector: connector,
             logger: logger, location: location)
     }
 
     private static func open(
-        _ configuration: PostgresConnection.Configuration, location: String, logger: Logger
+        _ connector: PostgresConnector, location: String, logger: Logger
     ) throws -> Link {
         do {
             return Link(
                 try answer(
-                    to: PostgresConnection.connect(
-                        on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
+                    to: connector.connect(
+                        on: MultiThreadedEventLoopGroup.singleton.next(),
                         id: lastConnectionID.withLock { $0 += 1; return $0 }, logger: logger)))
         } catch {
             throw StoreError(.postgres, "\(location): cannot connect: \(PostgresSession.describe(error))", underlying: error)
         }
     }
 
-    /// Connects to the database at `url` (`postgres://user:password@host:port/database`).
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`, with
+    /// libpq's options, environment variables and password file: see `PostgresConnectionSettings`).
     public static func connect(to url: URL, logger: Logger) throws -> PostgresSession {
-        let (configuration, location) = try PostgresStore.configuration(from: url)
-        return try connect(configuration, location: location, logger: logger)
+        let (connector, location) = try PostgresStore.configuration(from: url, logger: logger)
+        return try connect(connector, location: location, logger: logger)
     }
 
     /// Runs one statement and returns its rows as store values (`$1`, `$2`… are `arguments`).
@@ -156,7 +158,7 @@ public final class PostgresSession: Sendable {
             guard !isInTransaction else {
                 throw StoreError(.postgres, "\(location): the server closed the connection in the middle of a transaction")
             }
-            link = try Self.open(configuration, location: location, logger: logger)
+            link = try Self.open(connector, location: location, logger: logger)
             state.withLock { $0.link = link }
             logger.warning("connected again: the server had closed the connection", metadata: ["database": "\(location)"])
         }

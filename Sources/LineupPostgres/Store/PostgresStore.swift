@@ -48,7 +48,7 @@ final class PostgresStore: PersistentStore {
     /// creates or checks the schema. The URL's scheme must be `postgres` or `postgresql`.
     init(url: URL, model: ManagedObjectModel, logger: Logger, maximumReaderCount: Int) throws {
         precondition(maximumReaderCount > 0, "maximumReaderCount must be at least 1")
-        let (configuration, location) = try Self.configuration(from: url)
+        let (configuration, location) = try Self.configuration(from: url, logger: logger)
         self.location = location
         self.model = model
         self.logger = logger
@@ -104,22 +104,15 @@ final class PostgresStore: PersistentStore {
 
     // MARK: - Opening
 
-    static func configuration(from url: URL) throws -> (PostgresConnection.Configuration, String) {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            components.scheme == "postgres" || components.scheme == "postgresql",
-            let host = components.host, !host.isEmpty
-        else {
-            throw StoreError(.postgres, "\(url.absoluteString) is not a PostgreSQL URL (postgres://user@host:port/database)")
+    /// The connector of `url`, read as libpq reads it over the process's `PG*` variables and
+    /// password file (see `PostgresConnectionSettings`), and its location without the password.
+    /// What libpq would warn of (a password file others can read) goes to `logger`.
+    static func configuration(from url: URL, logger: Logger? = nil) throws -> (PostgresConnector, String) {
+        let settings = try PostgresConnectionSettings(url: url, environment: .process)
+        for warning in settings.warnings {
+            logger?.warning("\(warning)", metadata: ["database": "\(settings.location)"])
         }
-        let database = String(components.path.drop { $0 == "/" })
-        let username = components.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
-        var configuration = PostgresConnection.Configuration(
-            host: host, port: components.port ?? 5432, username: username, password: components.password,
-            database: database.isEmpty ? nil : database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(10)
-        var shown = components
-        shown.password = nil
-        return (configuration, shown.string ?? "postgres://\(host)")
+        return (PostgresConnector(settings), settings.location)
     }
 
     private static func takeBlock(of sequence: String, size: Int64, _ session: PostgresSession) throws -> Range<Int64> {
