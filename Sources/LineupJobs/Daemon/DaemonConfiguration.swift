@@ -21,7 +21,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// ``databaseURL`` is set.
     public var storeURL: URL
     /// A PostgreSQL database (`postgres://user@host:port/database`) that holds the store *and*
-    /// the jobs, shared by every daemon pointed at it (see ``JobDatabase``); the spool stays this
+    /// the jobs, shared by every daemon pointed at it (see LineupPostgres's `JobDatabase`); the spool stays this
     /// host's intake: what arrives in its `new/` moves into the database. nil (the default): the
     /// store is ``storeURL`` and the jobs are the spool's.
     public var databaseURL: URL?

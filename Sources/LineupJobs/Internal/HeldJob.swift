@@ -1,7 +1,7 @@
 package import LineupSpool
 
 /// What the runner reads of a job it holds, whichever storage claimed it: a spool's claimed
-/// file (``LineupSpool/ClaimedJob``) or a database's claimed row (``ClaimedRow``). Each storage
+/// file (``LineupSpool/ClaimedJob``) or a database's claimed row (LineupPostgres's `ClaimedRow`). Each storage
 /// gets back the type it handed out (``JobStorage/Held``), so neither reads the other's.
 package protocol HeldJob: Sendable {
     /// The job's name as it was enqueued; several jobs may share it.

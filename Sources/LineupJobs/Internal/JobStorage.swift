@@ -5,7 +5,7 @@ package import Logging
 
 /// Where the runner's jobs wait and where they are settled: a spool directory
 /// (``SpoolJobStorage``, one machine), or a table in the PostgreSQL database that the store lives
-/// in (``DatabaseJobStorage``, several daemons on several hosts).
+/// in (LineupPostgres's `DatabaseJobStorage`, several daemons on several hosts).
 ///
 /// The runner keeps the books of the jobs it holds (dependencies, attempts, groups of
 /// acknowledgements); the storage keeps the jobs themselves, and decides what an acknowledgement

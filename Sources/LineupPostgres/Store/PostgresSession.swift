@@ -1,6 +1,6 @@
-public import Foundation
-public import LineupStore
-public import Logging
+package import Foundation
+package import LineupStore
+package import Logging
 import NIOCore
 import NIOPosix
 import LineupLocking
@@ -11,8 +11,9 @@ import PostgresNIO
 /// each call sleeps its thread until the loop answers (`Locked`'s wait, woken by the answer: no
 /// polling), so never call it from a Swift concurrency task's thread or an event loop.
 ///
-/// Public for what lives beside the store in the same database (LineupJobs keeps its jobs
-/// there); values go in and out as ``StoreValue``s.
+/// `package`, not public: for what lives beside the store in the same database (the jobs table,
+/// the schema migrations, `lineup migrate`, the benchmark's baseline); values go in and out as
+/// ``StoreValue``s. Users reach PostgreSQL through the store and ``JobDatabase``.
 ///
 /// One thread at a time uses a session (the pool hands it out, or the one context that owns it
 /// calls it on its queue); a caller that forgets waits for the statement under way.
@@ -22,7 +23,7 @@ import PostgresNIO
 /// drop fails, and so does the rest of a transaction it cut, but the session itself lives on. A
 /// store's writer and reserved reader are sessions held for the store's life, and without this a
 /// restart of the server failed every later flush.
-public final class PostgresSession: Sendable {
+package final class PostgresSession: Sendable {
     private struct State {
         var link: Link
         /// Set by `close()`.
@@ -41,7 +42,7 @@ public final class PostgresSession: Sendable {
     private let connector: PostgresConnector
     private let logger: Logger
     /// The database's URL without its password, for messages.
-    public let location: String
+    package let location: String
 
     private init(link: Link, connector: PostgresConnector, logger: Logger, location: String) {
         self.state = Locked(State(link: link))
@@ -72,13 +73,13 @@ public final class PostgresSession: Sendable {
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`, with
     /// libpq's options, environment variables and password file: see `PostgresConnectionSettings`).
-    public static func connect(to url: URL, logger: Logger) throws -> PostgresSession {
+    package static func connect(to url: URL, logger: Logger) throws -> PostgresSession {
         let (connector, location) = try PostgresStore.configuration(from: url, logger: logger)
         return try connect(connector, location: location, logger: logger)
     }
 
     /// Runs one statement and returns its rows as store values (`$1`, `$2`… are `arguments`).
-    public func rows(_ sql: String, _ arguments: [StoreValue] = []) throws -> [[StoreValue]] {
+    package func rows(_ sql: String, _ arguments: [StoreValue] = []) throws -> [[StoreValue]] {
         try query(sql, arguments).map { try $0.storeValues() }
     }
 
@@ -90,12 +91,12 @@ public final class PostgresSession: Sendable {
 
     /// Runs one statement and returns the number of rows it changed.
     @discardableResult
-    public func execute(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int {
+    package func execute(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int {
         try run(sql, arguments).metadata.rows ?? 0
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         try execute(begin)
         state.withLock { $0.isInTransaction = true }
         defer { state.withLock { $0.isInTransaction = false } }
@@ -119,7 +120,7 @@ public final class PostgresSession: Sendable {
 
     /// Closes the connection, once the call under way (if any) has ended. Later calls throw;
     /// closing again does nothing.
-    public func close() {
+    package func close() {
         let link = state.withLock(when: { !$0.isBusy }) { state -> Link? in
             guard !state.isClosed else { return nil }
             state.isClosed = true
@@ -131,7 +132,7 @@ public final class PostgresSession: Sendable {
 
     /// Calls `onNotification` with the payload of each `NOTIFY` on `channel`, on one of
     /// postgres-nio's event loops (keep it short), until the session is closed.
-    public func listen(to channel: String, onNotification: @escaping @Sendable (String) -> Void) throws {
+    package func listen(to channel: String, onNotification: @escaping @Sendable (String) -> Void) throws {
         state.withLock { $0.link }.connection.addListener(channel: channel) { _, notification in
             onNotification(notification.payload)
         }

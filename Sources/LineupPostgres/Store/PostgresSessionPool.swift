@@ -9,7 +9,7 @@ import LineupLocking
 ///
 /// A read that finds none free sleeps in `Locked`'s wait until a check-in or a discard changes the
 /// counts. Connecting and closing happen outside the lock.
-public final class PostgresSessionPool: Sendable {
+package final class PostgresSessionPool: Sendable {
     private struct Sessions {
         var idle: [PostgresSession] = []
         var opened = 0
@@ -20,14 +20,14 @@ public final class PostgresSessionPool: Sendable {
     private let connect: @Sendable () throws -> PostgresSession
 
     /// Makes a pool of at most `capacity` connections, each opened by `connect` when first needed.
-    public init(capacity: Int, connect: @escaping @Sendable () throws -> PostgresSession) {
+    package init(capacity: Int, connect: @escaping @Sendable () throws -> PostgresSession) {
         precondition(capacity > 0, "a pool needs at least one connection")
         self.capacity = capacity
         self.connect = connect
     }
 
     /// Runs `body` with a connection that no other thread uses meanwhile.
-    public func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+    package func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         let session = try checkOut()
         do {
             let result = try body(session)
@@ -42,7 +42,7 @@ public final class PostgresSessionPool: Sendable {
 
     /// Closes the idle connections. Call it once no read uses the pool: a connection checked out
     /// meanwhile comes back idle, and is closed when it goes (``PostgresSession``'s `deinit`).
-    public func close() {
+    package func close() {
         let idle = sessions.withLock { sessions in
             defer { sessions.idle = [] }
             return sessions.idle
