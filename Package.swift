@@ -206,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "LineupJobsTests",
             dependencies: [
-                "LineupJobs", "LineupPostgres", "LineupStore", "LineupSpool", "LineupTestSupport", .product(name: "Logging", package: "swift-log"),
+                "LineupJobs", "LineupPostgres", "LineupStore", "LineupSpool", "LineupLocking", "LineupTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -1,11 +1,11 @@
 import Foundation
 import LineupJobs
+import LineupLocking
 import LineupPostgres
 import LineupSpool
 import LineupStore
 import LineupTestSupport
 import Logging
-import Synchronization
 import Testing
 
 /// The versions of the job tables (`JobTableMigrations`): tables of the Lineup before versioned
@@ -195,7 +195,7 @@ struct JobTableMigrationTests {
 
 /// What the threads that open a database at once hand back.
 final class OpenedDatabases: Sendable {
-    let results = Mutex<[Result<JobDatabase, any Error>]>([])
+    let results = Locked<[Result<JobDatabase, any Error>]>([])
 }
 
 /// What a ``RecordingLogHandler`` was told.
@@ -206,7 +206,9 @@ final class LogRecords: Sendable {
         let metadata: [String: String]
     }
 
-    private let records = Mutex<[Record]>([])
+    /// `Locked` (a pthread mutex), not `Mutex`: the opening threads log at once, and ThreadSanitizer
+    /// follows pthread mutexes only.
+    private let records = Locked<[Record]>([])
 
     var messages: [Record] { records.withLock { $0 } }
 
