@@ -24,9 +24,9 @@ extension JobDaemon {
     /// when there is a database. What it opened is closed again when a later step fails.
     func start(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> Opened {
         try configuration.validate()
-        if let databaseURL = configuration.databaseURL {
-            // Before anything is opened: without its driver the daemon cannot run there at all.
-            _ = try databaseDriver(for: databaseURL, configuration)
+        // Before anything is opened: without its driver the daemon cannot run there at all.
+        let database = try configuration.databaseURL.map { url throws(DaemonError) in
+            DatabaseAt(url: url, driver: try databaseDriver(for: url, configuration))
         }
         let spool: SpoolDirectory
         do {
@@ -49,13 +49,13 @@ extension JobDaemon {
         if configuration.databaseURL == nil {
             ownership.append(try OwnershipLock.acquire(configuration.storeURL.path + ".lock", guarding: "store"))
         }
-        let container = try openStore(configuration, logger: logger)
+        let container = try openStore(configuration, database: database, logger: logger)
         let recovery: SpoolRecovery
         let databaseJobs: (any SharedJobQueue)?
         do {
             recovery = try recover(spool, configuration, logger: logger)
-            databaseJobs = try configuration.databaseURL.map { url throws(DaemonError) in
-                try openJobsTable(url, configuration, logger: logger)
+            databaseJobs = try database.map { database throws(DaemonError) in
+                try openJobsTable(database, configuration, logger: logger)
             }
         } catch {
             try? container.close()
@@ -64,19 +64,25 @@ extension JobDaemon {
         return Opened(spool: spool, container: container, recovery: recovery, ownership: ownership, databaseJobs: databaseJobs)
     }
 
-    /// Opens the store and lets ``Hooks/prepareStore`` seed it.
-    private func openStore(_ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) -> PersistentContainer {
+    /// A database URL with the driver that opens it.
+    struct DatabaseAt {
+        let url: URL
+        let driver: DatabaseDriver
+    }
+
+    /// Opens the store (the database's, or the SQLite file) and lets ``Hooks/prepareStore`` seed it.
+    private func openStore(_ configuration: DaemonConfiguration, database: DatabaseAt?, logger: Logger) throws(DaemonError)
+        -> PersistentContainer
+    {
         let container: PersistentContainer
         let readers = PersistentContainer.readerCount(forConcurrentTasks: configuration.totalConcurrency)
         do {
-            if let databaseURL = configuration.databaseURL {
-                container = try databaseDriver(for: databaseURL, configuration).openStore(databaseURL, model, logger, readers)
+            if let database {
+                container = try database.driver.openStore(database.url, model, logger, readers)
             } else {
                 container = try PersistentContainer(
                     url: configuration.storeURL, model: model, logger: logger, maximumReaderCount: readers)
             }
-        } catch let error as DaemonError {
-            throw error
         } catch {
             throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the store", underlying: error)
         }
@@ -139,12 +145,13 @@ extension JobDaemon {
     }
 
     /// Opens the jobs of the database and registers this daemon there.
-    private func openJobsTable(_ url: URL, _ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError)
+    private func openJobsTable(_ database: DatabaseAt, _ configuration: DaemonConfiguration, logger: Logger) throws(DaemonError)
         -> any SharedJobQueue
     {
-        let driver = try databaseDriver(for: url, configuration)
         do {
-            return try driver.openJobs(url, configuration, logger) { [weak self] error in self?.stopWithoutWriting(error) }
+            return try database.driver.openJobs(database.url, configuration, logger) { [weak self] error in
+                self?.stopWithoutWriting(error)
+            }
         } catch {
             throw DaemonError(.storeUnavailable, path: configuration.storeLocation, "cannot open the jobs table", underlying: error)
         }

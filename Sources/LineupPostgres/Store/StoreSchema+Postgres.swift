@@ -19,9 +19,7 @@ extension StoreSchema {
     package static func plan(of session: PostgresSession, to target: Int? = nil, migrations: SchemaMigrations = postgres) throws
         -> SchemaMigrationPlan
     {
-        let status = try status(of: session, migrations: migrations)
-        guard status.version > 0 else { return try migrations.plan(from: 0, to: 0, location: session.location) }
-        return try migrations.plan(from: status.version, to: target, location: session.location)
+        try migrations.plan(for: status(of: session, migrations: migrations), to: target)
     }
 
     /// Runs the store's pending migrations, up to `target` (the latest when nil), in one

@@ -42,6 +42,14 @@ package struct SchemaMigrations: Sendable {
         }
     }
 
+    /// What `lineup migrate` would run on a database whose schema stands at `status`: nothing
+    /// where there is none of the schema yet (the first open creates it), else the migrations up
+    /// to `target`.
+    package func plan(for status: SchemaStatus, to target: Int? = nil) throws -> SchemaMigrationPlan {
+        guard status.version > 0 else { return try plan(from: 0, to: 0, location: status.location) }
+        return try plan(from: status.version, to: target, location: status.location)
+    }
+
     /// The migrations that take a database at `version` to `target` (the latest when nil), with
     /// the statements that record them. Refuses a newer database, a target this Lineup does not
     /// know, and a target behind the database: migrations only go forward.

@@ -34,9 +34,7 @@ extension StoreSchema {
     package static func planSQLiteStore(at url: URL, to target: Int? = nil, migrations: SchemaMigrations = sqlite) throws
         -> SchemaMigrationPlan
     {
-        let status = try status(ofSQLiteStoreAt: url, migrations: migrations)
-        guard status.version > 0 else { return try migrations.plan(from: 0, to: 0, location: url.path) }
-        return try migrations.plan(from: status.version, to: target, location: url.path)
+        try migrations.plan(for: status(ofSQLiteStoreAt: url, migrations: migrations), to: target)
     }
 
     /// Runs the store's pending migrations, up to `target` (the latest when nil), on the SQLite
