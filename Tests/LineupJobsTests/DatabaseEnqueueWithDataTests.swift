@@ -2,7 +2,7 @@ import Foundation
 import LineupJobs
 @testable import LineupPostgres
 import LineupSpool
-@testable import LineupStore
+import LineupStore
 import LineupTestSupport
 import Logging
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import LineupJobs
 import LineupSpool
-@testable import LineupStore
+import LineupStore
 import Logging
 import Testing
 

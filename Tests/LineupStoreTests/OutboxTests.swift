@@ -1,5 +1,5 @@
 import Foundation
-@testable import LineupStore
+import LineupStore
 import Testing
 
 /// Messages enqueued in a context (the jobs layer's jobs enqueued with the data) move as inserted

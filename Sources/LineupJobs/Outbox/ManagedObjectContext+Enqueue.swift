@@ -6,16 +6,15 @@ extension ManagedObjectContext {
     /// disk. Call it on the context's queue (inside `perform` or `performAndWait`, or in a task's
     /// ``JobTask/run(in:)``), as you would insert an object.
     ///
-    /// The job moves as an inserted object does: ``ManagedObjectContext/save()`` moves it into the
-    /// parent context, and the flush (main → writer → disk) writes it in the transaction that
-    /// writes the rows. A ``ManagedObjectContext/rollback()``, a ``ManagedObjectContext/reset()``,
-    /// a context dropped unsaved, or a task whose attempt fails (its context is rolled back)
-    /// enqueues nothing. On SQLite the flush writes the job into the store's outbox, and the daemon
-    /// moves it into the spool once the flush has committed, exactly once across crashes; on
-    /// PostgreSQL the daemon's flush inserts it into the jobs table. See the article "Enqueue with
-    /// your data".
+    /// The job moves as an inserted object does: `save()` moves it into the parent context, and
+    /// the flush (main → writer → disk) writes it in the transaction that writes the rows. A
+    /// `rollback()`, a `reset()`, a context dropped unsaved, or a task whose attempt fails (its
+    /// context is rolled back) enqueues nothing. On SQLite the flush writes the job into the
+    /// store's outbox, and the daemon moves it into the spool once the flush has committed,
+    /// exactly once across crashes; on PostgreSQL the daemon's flush inserts it into the jobs
+    /// table. See <doc:EnqueueWithYourData>.
     ///
-    /// - Throws: ``LineupSpool/SpoolError`` when the job cannot be encoded.
+    /// - Throws: `SpoolError` when the job cannot be encoded.
     public func enqueue(_ job: JobFile) throws(SpoolError) {
         enqueue(try OutboxJobName.message(for: job))
     }
