@@ -249,6 +249,8 @@ let package = Package(
                 "SurfJournalFeeds", "SurfJournal", "LineupJobs", "LineupStore", "LineupSpool", "LineupLocking", "BuoyXML",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]

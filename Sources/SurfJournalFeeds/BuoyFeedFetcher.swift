@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import Foundation
 import LineupLocking
 public import Logging
@@ -73,12 +73,12 @@ public final class BuoyFeedFetcher: Sendable {
             defer { group.cancelAll() }
             do {
                 guard let response = try await group.next() ?? nil else {
-                    throw BuoyFeedError(.timedOut, url: url, "no complete answer within \(Self.seconds(policy.timeout)) s")
+                    throw BuoyFeedError(.timedOut, url: url, Self.noAnswer(within: policy.timeout))
                 }
                 return response
             } catch is CancellationError where !Task.isCancelled {
                 // The fetch saw the timer's cancellation before the timer's own result came in.
-                throw BuoyFeedError(.timedOut, url: url, "no complete answer within \(Self.seconds(policy.timeout)) s")
+                throw BuoyFeedError(.timedOut, url: url, Self.noAnswer(within: policy.timeout))
             }
         }
     }
@@ -99,7 +99,7 @@ public final class BuoyFeedFetcher: Sendable {
             do {
                 response = try await client.execute(request, deadline: deadline, logger: logger)
             } catch {
-                throw Self.classify(error, url: current)
+                throw Self.classify(error, url: current, timeout: policy.timeout)
             }
             let status = Int(response.status.code)
             switch status {
@@ -208,7 +208,7 @@ public final class BuoyFeedFetcher: Sendable {
             throw error
         } catch {
             // The body's stream: the connection broke, or the fetch was cancelled.
-            throw Self.classify(error, url: url)
+            throw Self.classify(error, url: url, timeout: policy.timeout)
         }
         return (byteCount, contentType)
     }
@@ -234,13 +234,15 @@ public final class BuoyFeedFetcher: Sendable {
     }
 
     /// The client's error as a feed error: timeouts and connection failures, both retryable.
-    private static func classify(_ error: any Error, url: URL) -> any Error {
+    private static func classify(_ error: any Error, url: URL, timeout: Duration) -> any Error {
         if error is CancellationError { return error }
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled:
                 return CancellationError()
-            case .deadlineExceeded, .readTimeout, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+            case .deadlineExceeded:
+                return BuoyFeedError(.timedOut, url: url, noAnswer(within: timeout), underlying: error)
+            case .readTimeout, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
                 return BuoyFeedError(.timedOut, url: url, "\(error)", underlying: error)
             default:
                 break
@@ -249,8 +251,8 @@ public final class BuoyFeedFetcher: Sendable {
         return BuoyFeedError(.connectionFailed, url: url, "\(error)", underlying: error)
     }
 
-    static func seconds(_ duration: Duration) -> String {
-        let seconds = duration / .seconds(1)
-        return seconds.rounded() == seconds ? "\(Int(seconds))" : "\(seconds)"
+    private static func noAnswer(within timeout: Duration) -> String {
+        let seconds = timeout / .seconds(1)
+        return "no complete answer within \(seconds.rounded() == seconds ? "\(Int(seconds))" : "\(seconds)") s"
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 @testable import SurfJournalFeeds
 import Testing
 
@@ -109,10 +110,10 @@ struct BuoyFeedFetcherTests {
     @Test("a redirect is followed to an allowed host, and one to another host is refused before it is followed")
     func redirects() async throws {
         try await Self.withFetcher(routes: { router in
-            router.get("/moved") { _, _ in Response.redirect(to: "/42002.rss", status: .movedPermanently) }
+            router.get("/moved") { _, _ in Response.moved(to: "/42002.rss", status: .movedPermanently) }
             router.get("/elsewhere") { request, _ in
                 let port = request.head.authority?.split(separator: ":").last ?? ""
-                return Response.redirect(to: "http://localhost:\(port)/42002.rss")
+                return Response.moved(to: "http://localhost:\(port)/42002.rss")
             }
             router.get("/42002.rss") { _, _ in Response.document(Data("<rss/>".utf8)) }
         }) { server, fetcher, file in
@@ -139,7 +140,7 @@ struct BuoyFeedFetcherTests {
         try await Self.withFetcher(policy: { $0.maxRedirects = 5 }, routes: { router in
             router.get("/hop/{n}") { _, context in
                 let n = try context.parameters.require("n", as: Int.self)
-                return Response.redirect(to: "/hop/\(n + 1)", status: .temporaryRedirect)
+                return Response.moved(to: "/hop/\(n + 1)", status: .temporaryRedirect)
             }
         }) { server, fetcher, file in
             let error = try await Self.fetchError(fetcher, server.url("/hop/0"), into: file)

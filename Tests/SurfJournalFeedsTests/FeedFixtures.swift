@@ -31,7 +31,7 @@ extension Response {
         Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "\(status.code)\n")))
     }
 
-    static func redirect(to location: String, status: HTTPResponse.Status = .found) -> Response {
+    static func moved(to location: String, status: HTTPResponse.Status = .found) -> Response {
         Response(status: status, headers: [.location: location])
     }
 }

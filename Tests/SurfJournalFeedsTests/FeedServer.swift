@@ -32,7 +32,8 @@ final class FeedServer: Sendable {
         router.middlewares.add(RecordingMiddleware(received: received))
         configure(router)
         var logger = Logger(label: "feed-server")
-        logger.logLevel = .warning
+        // Not .error: a stopped server logs its cancelled connections at that level.
+        logger.logLevel = .critical
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router,
