@@ -1,4 +1,4 @@
-public import BuoyXML
+import BuoyXML
 public import Foundation
 public import LineupJobs
 public import LineupSpool
@@ -16,7 +16,7 @@ import Logging
 /// place, and its re-run upserts the rest without duplicating anything.
 ///
 /// Use it on the context's queue, inside the task's `run(in:)`.
-public struct BuoyDocumentImporter {
+public struct BuoyDocumentImporter: Sendable {
     /// Records saved into the main context at a time.
     public static let chunkSize = 10_000
 
