@@ -9,6 +9,11 @@ import Testing
 
 /// The HTTP part of `fetch-buoy`, against a server on 127.0.0.1: what it downloads, what it
 /// refuses before or while downloading, and how each failure is classified.
+/// A fetch that should have failed, and did not.
+struct UnexpectedSuccess: Error, CustomStringConvertible {
+    let description: String
+}
+
 @Suite("Buoy feed fetcher")
 struct BuoyFeedFetcherTests {
     static let logger = Logger(label: "test")
@@ -44,8 +49,7 @@ struct BuoyFeedFetcherTests {
     ) async throws -> BuoyFeedError {
         do {
             let response = try await fetcher.fetch(url, validators: validators, into: file, logger: logger)
-            Issue.record("the fetch of \(url) succeeded: \(response)")
-            throw CancellationError()
+            throw UnexpectedSuccess(description: "the fetch of \(url) succeeded: \(response)")
         } catch let error as BuoyFeedError {
             return error
         }
