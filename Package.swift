@@ -198,6 +198,12 @@ let package = Package(
             dependencies: ["LineupJobs", "LineupStore", .product(name: "Logging", package: "swift-log")],
             path: "Examples/NoteDaemon"
         ),
+        // The example's tests, written with LineupTesting as a user would write theirs.
+        .testTarget(
+            name: "NoteDaemonTests",
+            dependencies: ["note-daemon", "LineupTesting", "LineupJobs", "LineupSpool", "LineupStore"],
+            path: "Examples/NoteDaemonTests"
+        ),
         .testTarget(
             name: "LineupStoreTests",
             // LineupPostgres: the stack's tests run on both stores.
