@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LineupJobs", targets: ["LineupJobs"]),
         .library(name: "LineupPostgres", targets: ["LineupPostgres"]),
         .library(name: "LineupServer", targets: ["LineupServer"]),
+        .library(name: "LineupTesting", targets: ["LineupTesting"]),
         .library(name: "BuoyXML", targets: ["BuoyXML"]),
         .library(name: "SurfJournal", targets: ["SurfJournal"]),
         .library(name: "SurfJournalFeeds", targets: ["SurfJournalFeeds"]),
@@ -105,6 +106,14 @@ let package = Package(
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
                 .embedInCode("Dashboard/dashboard.js"),
+            ]
+        ),
+        // For users' tests of their jobs: a daemon over a temporary directory, a clock the test
+        // moves, inline runs, draining.
+        .target(
+            name: "LineupTesting",
+            dependencies: [
+                "LineupLocking", "LineupStore", "LineupJobs", "LineupSpool", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .systemLibrary(
@@ -215,6 +224,12 @@ let package = Package(
             dependencies: ["LineupJobs", "LineupStore", .product(name: "Logging", package: "swift-log")],
             path: "Examples/NoteDaemon"
         ),
+        // The example's tests, written with LineupTesting as a user would write theirs.
+        .testTarget(
+            name: "NoteDaemonTests",
+            dependencies: ["note-daemon", "LineupTesting", "LineupJobs", "LineupSpool", "LineupStore"],
+            path: "Examples/NoteDaemonTests"
+        ),
         .testTarget(
             name: "LineupStoreTests",
             // LineupPostgres: the stack's tests run on both stores.
@@ -226,6 +241,10 @@ let package = Package(
             exclude: ["Fuzz"]
         ),
         .testTarget(name: "LineupLockingTests", dependencies: ["LineupLocking"]),
+        .testTarget(
+            name: "LineupTestingTests",
+            dependencies: ["LineupTesting", "LineupJobs", "LineupSpool", "LineupStore", "LineupLocking", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool", "LineupTestSupport"], exclude: ["Fuzz"]),
         // Fuzz/ holds the inputs the fuzzers found problems with (see FuzzRegressionTests).
         .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML", "LineupTestSupport"], exclude: ["Fuzz"]),
