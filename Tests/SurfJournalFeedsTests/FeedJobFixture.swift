@@ -19,13 +19,13 @@ final class FeedJobFixture {
     /// Runs `body` with a fixture and a server of `routes`, and closes both however `body` ends:
     /// a fetcher's client that is not shut down traps when it goes (in a debug build).
     static func with(
-        allowedHosts: [String] = ["127.0.0.1"], routes: (Router<BasicRequestContext>) -> Void = { _ in },
+        allowedHosts: [String] = ["127.0.0.1"], timeout: Duration = .seconds(60), routes: (Router<BasicRequestContext>) -> Void = { _ in },
         _ body: (FeedJobFixture, FeedServer) async throws -> Void
     ) async throws {
         let server = try await FeedServer.start(routes)
         let fixture: FeedJobFixture
         do {
-            fixture = try FeedJobFixture(allowedHosts: allowedHosts)
+            fixture = try FeedJobFixture(allowedHosts: allowedHosts, timeout: timeout)
         } catch {
             await server.stop()
             throw error
@@ -41,13 +41,13 @@ final class FeedJobFixture {
         await server.stop()
     }
 
-    private init(allowedHosts: [String]) throws {
+    private init(allowedHosts: [String], timeout: Duration) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("feeds-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         container = try PersistentContainer(url: root.appendingPathComponent("store.sqlite"), model: SurfJournalModel.model, logger: logger)
-        fetcher = BuoyFeedFetcher(policy: BuoyFeedPolicy(allowedHosts: allowedHosts, timeout: .seconds(2)))
+        fetcher = BuoyFeedFetcher(policy: BuoyFeedPolicy(allowedHosts: allowedHosts, timeout: timeout))
         var registry = JobRegistry()
         SurfJournalFeeds.register(in: &registry, fetcher: fetcher)
         self.registry = registry

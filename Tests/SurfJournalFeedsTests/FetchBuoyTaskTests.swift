@@ -134,9 +134,9 @@ struct FetchBuoyTaskTests {
 
     @Test("a feed that does not answer in time fails the attempt for a retry")
     func timeout() async throws {
-        try await FeedJobFixture.with(routes: { router in
+        try await FeedJobFixture.with(timeout: .seconds(2), routes: { router in
             router.get("/feed") { _, _ in
-                try await Task.sleep(for: .seconds(10))
+                try await Task.sleep(for: .seconds(60))
                 return Response.document(Data("<rss/>".utf8))
             }
         }) { fixture, server in
@@ -144,7 +144,8 @@ struct FetchBuoyTaskTests {
             let error = try await fixture.runFailing(server.url("/feed"))
             #expect(error.isRetryable)
             #expect(error.message.contains("no complete answer within 2 s"), "\(error)")
-            #expect(ContinuousClock.now - start < .seconds(8))
+            // Well short of the server's minute, with room for a loaded machine.
+            #expect(ContinuousClock.now - start < .seconds(30))
         }
     }
 }
