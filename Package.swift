@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LineupTesting", targets: ["LineupTesting"]),
         .library(name: "BuoyXML", targets: ["BuoyXML"]),
         .library(name: "SurfJournal", targets: ["SurfJournal"]),
+        .library(name: "SurfJournalFeeds", targets: ["SurfJournalFeeds"]),
         .executable(name: "lineupd", targets: ["lineupd"]),
         .executable(name: "lineup", targets: ["lineup"]),
         .executable(name: "lineup-bench", targets: ["lineup-bench"]),
@@ -36,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // The PostgreSQL store (`PersistentContainer(url: postgres://…)`).
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // fetch-buoy's HTTP(S) client (SurfJournalFeeds).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // `swift package generate-documentation` for the DocC catalogs of LineupStore and LineupJobs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -137,6 +140,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // fetch-buoy: NDBC feeds over HTTP(S), imported as import-buoy imports files. Its own
+        // target, so that SurfJournal (and an app on it) links no NIO.
+        .target(
+            name: "SurfJournalFeeds",
+            dependencies: [
+                "LineupLocking",
+                "LineupJobs",
+                "LineupSpool",
+                "LineupStore",
+                "SurfJournal",
+                "BuoyXML",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "lineupd",
             dependencies: [
@@ -147,6 +167,8 @@ let package = Package(
                 "LineupPostgres",
                 "LineupServer",
                 "SurfJournal",
+                "SurfJournalFeeds",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -164,8 +186,12 @@ let package = Package(
                 "LineupStore",
                 "LineupPostgres",
                 "SurfJournal",
+                "SurfJournalFeeds",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // The demo's loopback feed server, which fetch-buoy reads offline.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             linkerSettings: linksJemalloc
         ),
@@ -232,6 +258,19 @@ let package = Package(
             name: "SurfJournalTests",
             dependencies: [
                 "SurfJournal", "LineupStore", "LineupJobs", "LineupSpool", "LineupLocking", "LineupTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // fetch-buoy against a Hummingbird server the tests start on 127.0.0.1.
+        .testTarget(
+            name: "SurfJournalFeedsTests",
+            dependencies: [
+                "SurfJournalFeeds", "SurfJournal", "LineupJobs", "LineupStore", "LineupSpool", "LineupLocking", "BuoyXML",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
