@@ -17,8 +17,10 @@ let package = Package(
         .library(name: "LineupJobs", targets: ["LineupJobs"]),
         .library(name: "LineupPostgres", targets: ["LineupPostgres"]),
         .library(name: "LineupServer", targets: ["LineupServer"]),
+        .library(name: "LineupTesting", targets: ["LineupTesting"]),
         .library(name: "BuoyXML", targets: ["BuoyXML"]),
         .library(name: "SurfJournal", targets: ["SurfJournal"]),
+        .library(name: "SurfJournalFeeds", targets: ["SurfJournalFeeds"]),
         .executable(name: "lineupd", targets: ["lineupd"]),
         .executable(name: "lineup", targets: ["lineup"]),
         .executable(name: "lineup-bench", targets: ["lineup-bench"]),
@@ -35,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // The PostgreSQL store (`PersistentContainer(url: postgres://…)`).
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // fetch-buoy's HTTP(S) client (SurfJournalFeeds).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // `swift package generate-documentation` for the DocC catalogs of LineupStore and LineupJobs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -104,6 +108,14 @@ let package = Package(
                 .embedInCode("Dashboard/dashboard.js"),
             ]
         ),
+        // For users' tests of their jobs: a daemon over a temporary directory, a clock the test
+        // moves, inline runs, draining.
+        .target(
+            name: "LineupTesting",
+            dependencies: [
+                "LineupLocking", "LineupStore", "LineupJobs", "LineupSpool", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
@@ -128,6 +140,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // fetch-buoy: NDBC feeds over HTTP(S), imported as import-buoy imports files. Its own
+        // target, so that SurfJournal (and an app on it) links no NIO.
+        .target(
+            name: "SurfJournalFeeds",
+            dependencies: [
+                "LineupLocking",
+                "LineupJobs",
+                "LineupSpool",
+                "LineupStore",
+                "SurfJournal",
+                "BuoyXML",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "lineupd",
             dependencies: [
@@ -138,6 +167,8 @@ let package = Package(
                 "LineupPostgres",
                 "LineupServer",
                 "SurfJournal",
+                "SurfJournalFeeds",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -155,8 +186,12 @@ let package = Package(
                 "LineupStore",
                 "LineupPostgres",
                 "SurfJournal",
+                "SurfJournalFeeds",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // The demo's loopback feed server, which fetch-buoy reads offline.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             linkerSettings: linksJemalloc
         ),
@@ -189,6 +224,12 @@ let package = Package(
             dependencies: ["LineupJobs", "LineupStore", .product(name: "Logging", package: "swift-log")],
             path: "Examples/NoteDaemon"
         ),
+        // The example's tests, written with LineupTesting as a user would write theirs.
+        .testTarget(
+            name: "NoteDaemonTests",
+            dependencies: ["note-daemon", "LineupTesting", "LineupJobs", "LineupSpool", "LineupStore"],
+            path: "Examples/NoteDaemonTests"
+        ),
         .testTarget(
             name: "LineupStoreTests",
             // LineupPostgres: the stack's tests run on both stores.
@@ -200,6 +241,10 @@ let package = Package(
             exclude: ["Fuzz"]
         ),
         .testTarget(name: "LineupLockingTests", dependencies: ["LineupLocking"]),
+        .testTarget(
+            name: "LineupTestingTests",
+            dependencies: ["LineupTesting", "LineupJobs", "LineupSpool", "LineupStore", "LineupLocking", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "LineupSpoolTests", dependencies: ["LineupSpool", "LineupTestSupport"], exclude: ["Fuzz"]),
         // Fuzz/ holds the inputs the fuzzers found problems with (see FuzzRegressionTests).
         .testTarget(name: "BuoyXMLTests", dependencies: ["BuoyXML", "LineupTestSupport"], exclude: ["Fuzz"]),
@@ -213,6 +258,19 @@ let package = Package(
             name: "SurfJournalTests",
             dependencies: [
                 "SurfJournal", "LineupStore", "LineupJobs", "LineupSpool", "LineupLocking", "LineupTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // fetch-buoy against a Hummingbird server the tests start on 127.0.0.1.
+        .testTarget(
+            name: "SurfJournalFeedsTests",
+            dependencies: [
+                "SurfJournalFeeds", "SurfJournal", "LineupJobs", "LineupStore", "LineupSpool", "LineupLocking", "BuoyXML",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

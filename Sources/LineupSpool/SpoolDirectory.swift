@@ -139,6 +139,8 @@ public final class SpoolDirectory: Sendable {
     /// have not returned. (A count rather than `()`: ThreadSanitizer reports the accesses to an
     /// empty value behind a lock as races.)
     private let claimSyncs = Locked(0)
+    /// The time that says whether a scheduled job is due.
+    package let now: @Sendable () -> Date
     /// The bulk files claimed, whose lines are being handed out (see `SpoolDirectory+Bulk.swift`).
     let bulks = Locked(BulkBook())
 
@@ -147,7 +149,14 @@ public final class SpoolDirectory: Sendable {
     ///
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/io`` when a directory cannot be
     ///   created.
-    public init(root: URL, durability: Durability = .fsync) throws(SpoolError) {
+    public convenience init(root: URL, durability: Durability = .fsync) throws(SpoolError) {
+        try self.init(root: root, durability: durability, now: { Date() })
+    }
+
+    /// Opens the spool as ``init(root:durability:)`` does, with `now` as the time that says
+    /// whether a scheduled job is due: a test's clock (LineupTesting) rather than the system's.
+    package init(root: URL, durability: Durability = .fsync, now: @escaping @Sendable () -> Date) throws(SpoolError) {
+        self.now = now
         self.root = root.standardizedFileURL
         self.durability = durability
         self.rootPath = self.root.path
@@ -266,7 +275,7 @@ public final class SpoolDirectory: Sendable {
                 return nil
             }
             // Scheduled for later: left in new/ for a later listing, unread.
-            if JobFileName(fileName: candidate)?.isScheduled(after: Date()) == true {
+            if JobFileName(fileName: candidate)?.isScheduled(after: now()) == true {
                 continue
             }
             if let job = try claim(fileName: candidate) {

@@ -3,7 +3,8 @@ public import LineupJobs
 /// The surf journal's job kinds.
 public enum SurfJournalJobs: Sendable {
     /// Registers `import-buoy`, `export-csv`, `statistics`, `import-coredata` and
-    /// `prune-observations`.
+    /// `prune-observations`. `fetch-buoy`, which reaches the network, is SurfJournalFeeds's
+    /// (`SurfJournalFeeds.register(in:fetcher:)`), so that this module links no NIO.
     public static func register(in registry: inout JobRegistry) {
         registry.register(ImportBuoyTask.kind, parameters: ImportBuoyTask.Parameters.self) {
             try ImportBuoyTask(request: $0, parameters: $1)

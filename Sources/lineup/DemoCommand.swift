@@ -5,10 +5,12 @@ import LineupJobs
 import LineupSpool
 import Logging
 import SurfJournal
+import SurfJournalFeeds
 
 /// `lineup demo`: starts the daemon on a temporary spool and store, feeds it the job files in
 /// `Jobs/` (inputs from `samples/`), prints what happens and what each job did, then stops it
-/// the way SIGTERM does.
+/// the way SIGTERM does. Its `fetch-buoy` jobs fetch from a server of its own on 127.0.0.1
+/// (``DemoFeedServer``), so it needs no network.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo", abstract: "Run the daemon on a temporary spool with the example jobs and print what happened.")
@@ -68,8 +70,30 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.gracePeriod = .seconds(5)
         configuration.rescanInterval = .milliseconds(200)
         configuration.logLevel = .error
+        // A feed on 127.0.0.1, and the one fetcher the daemon's fetch-buoy jobs share: stopped
+        // and shut down whatever way the demo ends.
+        let feed = try await DemoFeedServer.start(serving: samplesDirectory.appendingPathComponent("ndbc-latest-obs-lnp01.xml"))
+        let fetcher = BuoyFeedFetcher(policy: BuoyFeedPolicy(allowedHosts: ["127.0.0.1"]))
+        configuration.allowedHosts = ["127.0.0.1"]
+        do {
+            try await run(configuration: configuration, root: root, output: output, jobsDirectory: jobsDirectory, jobFiles: jobFiles,
+                samplesDirectory: samplesDirectory, feed: feed, fetcher: fetcher)
+        } catch {
+            try? await fetcher.shutdown()
+            await feed.stop()
+            throw error
+        }
+        try? await fetcher.shutdown()
+        await feed.stop()
+    }
+
+    private func run(
+        configuration: DaemonConfiguration, root: URL, output: URL, jobsDirectory: URL, jobFiles: [String], samplesDirectory: URL,
+        feed: DemoFeedServer, fetcher: BuoyFeedFetcher
+    ) async throws {
         var registry = SurfJournalJobs.registry
         registry.register(FlakyFeedTask.kind) { FlakyFeedTask(request: $0) }
+        SurfJournalFeeds.register(in: &registry, fetcher: fetcher)
         let daemon = JobDaemon(
             configuration: configuration, registry: registry, model: SurfJournalModel.model, logger: Logger(label: "lineupd"))
 
@@ -89,12 +113,20 @@ struct DemoCommand: AsyncParsableCommand {
                 kind: "statistics", id: "statistics-after-prune", after: ["prune"], notBefore: Date().addingTimeInterval(3),
                 parameters: ["output": "statistics-after-prune.json"]),
             try JobFile(kind: FlakyFeedTask.kind, id: "flaky-feed", maxAttempts: 3, baseDelay: 0.5),
+            // The feed twice: the second fetch sends the first one's ETag back and gets 304. The
+            // first comes after the import of the same sample file, and finds its observation there.
+            try JobFile(
+                kind: FetchBuoyTask.kind, id: "fetch-feed", after: ["latest-obs"], parameters: ["url": .string(feed.url.absoluteString)]),
+            try JobFile(
+                kind: FetchBuoyTask.kind, id: "fetch-feed-again", after: ["fetch-feed"],
+                parameters: ["url": .string(feed.url.absoluteString)]),
         ]
         for job in demoJobs {
             try spool.enqueue(job)
         }
         print("enqueued statistics-after-prune (statistics, after prune), scheduled 3 s from now")
         print("enqueued flaky-feed (\(FlakyFeedTask.kind)): its first attempt fails, as a feed that is briefly down would")
+        print("enqueued fetch-feed (fetch-buoy, after latest-obs) and fetch-feed-again (after fetch-feed): \(feed.url.absoluteString), the demo's own feed server")
         let expected = jobFiles.count + demoJobs.count
 
         let events = daemon.events()

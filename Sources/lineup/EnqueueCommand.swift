@@ -5,7 +5,8 @@ import LineupPostgres
 import LineupSpool
 
 /// `lineup enqueue KIND key=value key:=json...`: writes a job file into the spool atomically
-/// (into tmp/, then renamed into new/).
+/// (into tmp/, then renamed into new/), or inserts it into a database's jobs table, through
+/// ``JobClient``, as a program's own code would.
 ///
 /// `key=value` is always a string, whatever it looks like: NDBC station IDs such as `41012` look
 /// like numbers, and a guess would hand a task expecting a string a number. A JSON value has its
@@ -73,29 +74,37 @@ struct EnqueueCommand: ParsableCommand {
             let (key, value) = try Self.parse(parameter)
             values[key] = value
         }
-        let job = try JobFile(
-            kind: kind, id: id, after: after, maxAttempts: maxAttempts, timeout: try timeoutSeconds(), uniqueKey: uniqueKey,
-            notBefore: try notBefore(), parameters: values)
+        let options = JobOptions(
+            id: id, after: after, maxAttempts: maxAttempts, timeout: try timeoutLimit(), uniqueKey: uniqueKey,
+            notBefore: try notBefore())
+        let job = try JobFile(kind: kind, parameters: values, options: options)
         if dryRun {
             print(String(decoding: try job.encoded(), as: UTF8.self))
             return
         }
-        if let database {
-            let contents = try job.encoded()
-            try insert([JobDatabase.Submission(name: id ?? kind, contents: contents)], into: database)
-            return
+        try withClient { client in
+            report(try client.enqueue(job))
         }
-        let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
-        let entry = try directory.enqueue(job)
-        print(entry.url.path)
     }
 
-    /// Inserts jobs into a database's jobs table, in one transaction.
-    private func insert(_ submissions: [JobDatabase.Submission], into database: String) throws {
+    /// Runs `body` with a client of the spool, or of the database's jobs table with --database.
+    private func withClient(_ body: (JobClient) throws -> Void) throws {
+        guard let database else {
+            try body(JobClient(spool: try SpoolDirectory(root: URL(fileURLWithPath: spool))))
+            return
+        }
         let jobs = try JobDatabase(url: try DatabaseOption.url(database), logger: DatabaseOption.logger)
         defer { jobs.close() }
-        let inserted = try jobs.enqueue(submissions)
-        print("\(inserted) job(s) inserted into \(jobs.location)")
+        try body(JobClient(destination: jobs))
+    }
+
+    /// Prints where the jobs went: the spool file's path, or how many rows the database took.
+    private func report(_ receipt: EnqueueReceipt) {
+        if database != nil {
+            print("\(receipt.jobs) job(s) inserted into \(receipt.location)")
+        } else {
+            print(receipt.location)
+        }
     }
 
     /// Enqueues the lines of `path` as one bulk file. Lines that are not valid jobs are named on
@@ -126,24 +135,18 @@ struct EnqueueCommand: ParsableCommand {
             print("\(jobs) job(s) in \(path), \(invalid) invalid; nothing written")
             return
         }
-        if let database {
-            let name = URL(fileURLWithPath: path == "-" ? "stdin" : path).deletingPathExtension().lastPathComponent
-            try insert(
-                SpoolDirectory.jobLines(ofBulk: contents).map { JobDatabase.Submission(name: "\(name).line\($0.number)", contents: $0.contents) },
-                into: database)
-            return
+        let name = URL(fileURLWithPath: path == "-" ? "stdin" : path).deletingPathExtension().lastPathComponent
+        try withClient { client in
+            report(try client.enqueue(jobLines: contents, name: name))
         }
-        let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
-        let entry = try directory.enqueueBulk(contents: contents)
-        print(entry.url.path)
     }
 
-    /// `--timeout` in seconds, as the job file keeps it.
-    private func timeoutSeconds() throws -> Double? {
+    /// `--timeout` as a limit.
+    private func timeoutLimit() throws -> Duration? {
         guard let timeout else { return nil }
         let limit = try DaemonConfiguration.duration(text: timeout, of: "--timeout")
         guard limit > .zero else { throw ValidationError("--timeout must be more than 0 s; found \(timeout)") }
-        return limit / .seconds(1)
+        return limit
     }
 
     /// The time `--at` names, or now plus `--in`.

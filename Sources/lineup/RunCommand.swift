@@ -5,6 +5,7 @@ import LineupSpool
 import LineupStore
 import Logging
 import SurfJournal
+import SurfJournalFeeds
 
 /// `lineup run FILE`: runs one job file in the foreground, flushes, and prints what it did.
 struct RunCommand: ParsableCommand {
@@ -18,6 +19,8 @@ struct RunCommand: ParsableCommand {
     var input: String = "."
     @Option(help: "The directory job outputs are written to.")
     var output: String = "output"
+    @Option(help: "A host name a fetch-buoy job may fetch from, exactly (e.g. www.ndbc.noaa.gov); repeat it for several (default: none).")
+    var allowedHost: [String] = []
 
     func run() throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
@@ -37,7 +40,12 @@ struct RunCommand: ParsableCommand {
         // As in the daemon (`flushRowLimit`): a large import reaches the disk while it runs, and
         // the main context's memory stays bounded.
         let flushing = BackgroundFlush(container: container, rowLimit: DaemonConfiguration.defaultFlushRowLimit, logger: logger)
-        let task = try SurfJournalJobs.registry.makeTask(for: request)
+        let fetcher = BuoyFeedFetcher(policy: BuoyFeedPolicy(allowedHosts: allowedHost))
+        // Shut down on every way out: a client that is not trips an assertion of its own.
+        defer { try? fetcher.shutdownSynchronously() }
+        var registry = SurfJournalJobs.registry
+        SurfJournalFeeds.register(in: &registry, fetcher: fetcher)
+        let task = try registry.makeTask(for: request)
         task.start()
         try flushing.finish()
         switch task.result {

@@ -42,6 +42,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var httpAddress: String?
     @Option(help: "A file whose first line is the token the dashboard's actions (retry, discard, flush) need; without it they are off.")
     var httpTokenFile: String?
+    @Option(help: "A host name fetch-buoy jobs may fetch from, exactly (e.g. www.ndbc.noaa.gov); repeat it for several. Replaces the configuration file's allowedHosts (default: none).")
+    var allowedHost: [String] = []
     @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
     var logFormat: LogFormat = .text
 
@@ -99,6 +101,9 @@ struct DaemonOptions: ParsableArguments, Sendable {
         }
         if let timeout {
             configuration.timeout = try DaemonConfiguration.duration(text: timeout, of: "--timeout")
+        }
+        if !allowedHost.isEmpty {
+            configuration.allowedHosts = Set(allowedHost.map { $0.lowercased() })
         }
         try configuration.validate()
         return configuration

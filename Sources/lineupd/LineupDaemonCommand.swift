@@ -12,6 +12,7 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 import SurfJournal
+import SurfJournalFeeds
 
 /// `lineupd`: the daemon. Options override the configuration file, which overrides the
 /// defaults; SIGHUP re-reads the file and re-applies the options over it.
@@ -64,19 +65,9 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        // Run by systemd (Type=notify): readiness, reloads, stopping and status go to it, and
-        // the flush loop feeds its watchdog (deploy/lineupd.service).
-        let notifier = SystemdNotifier()
-        let daemon = JobDaemon(
-            configuration: configuration, registry: SurfJournalJobs.registry, model: SurfJournalModel.model,
-            logger: logger, database: .postgres,
-            hooks: JobDaemon.Hooks(reloadConfiguration: { try options.makeConfiguration() }, watchdog: notifier?.watchdog))
-        let notifications = notifier.map { notifier in
-            let events = daemon.events()
-            return Task { await notifier.follow(events, of: daemon) }
-        }
-        defer { notifications?.cancel() }
-        var services: [any Service] = []
+        // Read before the fetcher's client exists: past it, nothing throws before the client is
+        // shut down.
+        var endpoint: (host: String, port: Int, token: ActionToken?)?
         if let httpAddress = options.httpAddress {
             let (host, port): (String, Int)
             do {
@@ -93,6 +84,32 @@ struct LineupDaemonCommand: AsyncParsableCommand {
                     throw ExitCode(78)
                 }
             }
+            endpoint = (host, port, token)
+        }
+        // Run by systemd (Type=notify): readiness, reloads, stopping and status go to it, and
+        // the flush loop feeds its watchdog (deploy/lineupd.service).
+        let notifier = SystemdNotifier()
+        // One HTTP client for every fetch-buoy job of the daemon, shut down when it stops. A
+        // reload (SIGHUP) hands it the new allowedHosts.
+        let fetcher = BuoyFeedFetcher(policy: BuoyFeedPolicy(allowedHosts: configuration.allowedHosts))
+        var registry = SurfJournalJobs.registry
+        SurfJournalFeeds.register(in: &registry, fetcher: fetcher)
+        let daemon = JobDaemon(
+            configuration: configuration, registry: registry, model: SurfJournalModel.model,
+            logger: logger, database: .postgres,
+            hooks: JobDaemon.Hooks(
+                reloadConfiguration: {
+                    let reloaded = try options.makeConfiguration()
+                    fetcher.policy.allowedHosts = reloaded.allowedHosts
+                    return reloaded
+                }, watchdog: notifier?.watchdog))
+        let notifications = notifier.map { notifier in
+            let events = daemon.events()
+            return Task { await notifier.follow(events, of: daemon) }
+        }
+        defer { notifications?.cancel() }
+        var services: [any Service] = []
+        if case let (host, port, token)? = endpoint {
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             let metrics = DaemonMetrics()
@@ -103,15 +120,21 @@ struct LineupDaemonCommand: AsyncParsableCommand {
                     host: host, port: port, daemon: daemon, spoolURL: configuration.spoolURL, metrics: metrics,
                     registry: registry, token: token, jobLog: jobLog, logger: logger))
         }
+        var failure: (any Error)?
         do {
             try await daemon.runWithSignalHandling(alongside: services)
             await notifications?.value
-        } catch let error as DaemonError {
+        } catch {
+            failure = error
+        }
+        // After the daemon, whose jobs have all ended: no fetch is under way.
+        try? await fetcher.shutdown()
+        if let error = failure as? DaemonError {
             logger.critical("lineupd stopped: \(error)")
             throw ExitCode(Self.exitStatus(for: error))
-        } catch {
+        } else if let failure {
             // Only the HTTP endpoint throws anything else: the daemon stopped gracefully after it.
-            logger.critical("lineupd stopped: the HTTP endpoint at \(options.httpAddress ?? "?") failed: \(error)")
+            logger.critical("lineupd stopped: the HTTP endpoint at \(options.httpAddress ?? "?") failed: \(failure)")
             throw ExitCode(69)
         }
     }

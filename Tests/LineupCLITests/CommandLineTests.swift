@@ -101,6 +101,24 @@ struct CommandLineTests {
         }
     }
 
+    @Test("lineup enqueue writes the job file that JobClient writes for the same options")
+    func enqueueAgreesWithJobClient() async throws {
+        struct Export: Encodable { let entity: String; let output: String; let limit: Int }
+        let options = JobOptions(
+            id: "export", after: ["import-a", "import-b"], maxAttempts: 4, timeout: .seconds(90), uniqueKey: "exports",
+            notBefore: Date(timeIntervalSince1970: 1_795_000_000))
+        let library = try JobFile(kind: "export-csv", parameters: Export(entity: "JournalEntry", output: "j.csv", limit: 10), options: options)
+        try await withSandbox { sandbox in
+            let result = try await sandbox.lineup([
+                "enqueue", "export-csv", "entity=JournalEntry", "output=j.csv", "limit:=10", "--id", "export", "--after", "import-a",
+                "--after", "import-b", "--max-attempts", "4", "--timeout", "90s", "--unique-key", "exports",
+                "--at", "2026-11-18T11:06:40Z", "--dry-run", "--spool", "spool",
+            ])
+            #expect(result.termination == .exited(0), "\(result.standardError)")
+            #expect(result.standardOutput == String(decoding: try library.encoded(), as: UTF8.self) + "\n")
+        }
+    }
+
     @Test("lineup status prints the counts and warns about files that will never run")
     func statusPrintsCounts() async throws {
         try await withSandbox { sandbox in

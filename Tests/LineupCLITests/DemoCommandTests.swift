@@ -5,7 +5,7 @@ extension DaemonTests {
     /// The README's first command, as a user runs it from the top of the repository.
     @Suite("lineup demo")
     struct DemoCommandTests {
-        @Test("lineup demo runs every example job, a scheduled job when it is due and a retried job, and reports them done")
+        @Test("lineup demo runs every example job, a scheduled job when it is due, a retried job and two fetches of its own feed, and reports them done")
         func demoRunsEveryJob() async throws {
             try await withSandbox { sandbox in
                 let package = BuoyFixtures.samplesDirectory.deletingLastPathComponent()
@@ -14,7 +14,10 @@ extension DaemonTests {
                 let output = result.standardOutput
                 let jobFiles = try FileManager.default.contentsOfDirectory(atPath: package.appending(path: "Jobs").path)
                     .filter { $0.hasSuffix(".job.json") }
-                #expect(output.contains("spool: \(jobFiles.count + 2) done, 0 failed, 0 queued, 0 running"), "\(output)")
+                #expect(output.contains("spool: \(jobFiles.count + 4) done, 0 failed, 0 queued, 0 running"), "\(output)")
+                // The feed on 127.0.0.1, fetched and imported, then found unchanged by its ETag.
+                #expect(output.contains("(ndbc-latest-obs-rss): 0 observations inserted"), "\(output)")
+                #expect(output.contains("unchanged since the last fetch (304 Not Modified); nothing imported"), "\(output)")
                 // The flaky job failed once, was retried, and its second attempt was acknowledged.
                 #expect(output.contains("retrying  demo-flaky-feed flaky-feed (attempt 1)"), "\(output)")
                 #expect(output.contains("done      demo-flaky-feed flaky-feed (attempt 2)"), "\(output)")

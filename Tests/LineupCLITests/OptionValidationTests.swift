@@ -32,6 +32,7 @@ extension DaemonTests {
                 (["--http-address", "localhost"], "`--http-address` must be HOST:PORT"),
                 (["--http-address", ":9464"], "`--http-address` must name a host"),
                 (["--http-address", "127.0.0.1:70000"], "`--http-address` must be HOST:PORT"),
+                (["--allowed-host", "https://www.ndbc.noaa.gov/"], "`allowedHosts` must list host names"),
                 (["--no-such-option"], "--no-such-option"),
             ])
         func badOption(arguments: [String], message: String) async throws {

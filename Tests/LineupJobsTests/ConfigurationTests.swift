@@ -281,6 +281,23 @@ import Testing
         #expect(throws: DaemonError.self) { try configuration.validate() }
     }
 
+    @Test func allowedHostsAreReadCheckedAndReloadable() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = try load(#"{"allowedHosts": ["www.ndbc.noaa.gov", "SDF.NDBC.NOAA.GOV"]}"#)
+        #expect(configuration.allowedHosts == ["www.ndbc.noaa.gov", "sdf.ndbc.noaa.gov"])
+        #expect(configuration.summary.contains("allowedHosts=sdf.ndbc.noaa.gov,www.ndbc.noaa.gov"))
+        var base = configuration
+        base.allowedHosts = []
+        #expect(base.reloading(from: configuration).allowedHosts == configuration.allowedHosts)
+        #expect(base.settingsNeedingRestart(toBecome: configuration).isEmpty)
+        for bad in [#"["https://www.ndbc.noaa.gov"]"#, #"["*.noaa.gov"]"#, #"["www.ndbc.noaa.gov:443"]"#, #"[""]"#] {
+            let error = try #require(throws: DaemonError.self, "\(bad)") { try load(#"{"allowedHosts": "# + bad + "}") }
+            #expect(error.message.contains("`allowedHosts` must list host names"), "\(error)")
+        }
+        let notAList = try #require(throws: DaemonError.self) { try load(#"{"allowedHosts": "www.ndbc.noaa.gov"}"#) }
+        #expect(notAList.message.contains("`allowedHosts` must be a list of strings"), "\(notAList)")
+    }
+
     @Test func queuesAreReadAndNeedARestart() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = try load(

@@ -116,6 +116,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Recurring jobs, enqueued by a ``CronScheduler`` each time their schedule fires. Default
     /// none.
     public var cron: [CronJob]
+    /// Host names that jobs which fetch over the network (`fetch-buoy`) may reach, exactly
+    /// (no wildcard, no suffix match; compared without regard to case), redirect targets
+    /// included. Default none: such jobs fail until the configuration names their hosts.
+    public var allowedHosts: Set<String>
 
     /// A named queue of ``queues``.
     public struct NamedQueue: Sendable, Hashable {
@@ -172,6 +176,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.timeoutByKind = [:]
         self.queues = [:]
         self.cron = []
+        self.allowedHosts = []
     }
 
     /// The default of ``flushRowLimit``: a few chunks of an import (10,000 rows each), a few
@@ -212,6 +217,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         copy.timeout = other.timeout
         copy.timeoutByKind = other.timeoutByKind
         copy.cron = other.cron
+        copy.allowedHosts = other.allowedHosts
         return copy
     }
 
@@ -325,6 +331,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
                 }
             }
         }
+        for host in allowedHosts.sorted() where !Self.isHostName(host) {
+            throw invalid("`allowedHosts` must list host names such as www.ndbc.noaa.gov (no scheme, port, path or wildcard); found \(host)")
+        }
         var cronNames: Set<String> = []
         for entry in cron where !cronNames.insert(entry.name).inserted {
             throw invalid("two cron jobs are named `\(entry.name)`")
@@ -345,6 +354,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
                         + "found \(Self.seconds(duration)) s")
             }
         }
+    }
+
+    /// Whether `text` is a bare host name or IP address: what a URL's host is, without a scheme,
+    /// a port, a path, a user or a wildcard.
+    static func isHostName(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 253 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
     }
 
     /// The database, or the store file, for messages: a URL is shown without its password.
@@ -372,6 +387,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + (timeout.map { " timeout=\(Self.seconds($0))s" } ?? "")
             + timeoutByKind.sorted { $0.key < $1.key }.map { " timeout[\($0.key)]=\(Self.seconds($0.value))s" }.joined()
             + cron.map { " cron[\($0.name)]=\"\($0.schedule)\"" }.joined()
+            + (allowedHosts.isEmpty ? "" : " allowedHosts=\(allowedHosts.sorted().joined(separator: ","))")
             + queues.sorted { $0.key < $1.key }.map { " queue[\($0.key)]=\($0.value.concurrency):\($0.value.kinds.sorted().joined(separator: ","))" }.joined()
             + (configurationFile.map { " configurationFile=\($0.path)" } ?? "")
     }

@@ -13,6 +13,7 @@ public import Logging
 ///  "baseDelay": 1, "maxDelay": 300, "poisonThreshold": 3, "logLevel": "info",
 ///  "timeout": 3600, "timeoutByKind": {"import-buoy": 600},
 ///  "queues": {"imports": {"concurrency": 1, "kinds": ["import-buoy", "import-coredata"]}},
+///  "allowedHosts": ["www.ndbc.noaa.gov"],
 ///  "cron": [{"name": "nightly-export", "schedule": "0 3 * * *",
 ///            "job": {"kind": "export-csv", "entity": "JournalEntry", "output": "nightly.csv"}}]}
 /// ```
@@ -93,6 +94,8 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var queues: [String: Queue]?
     /// Recurring jobs; replaces every one (``DaemonConfiguration/cron``).
     public var cron: [Cron]?
+    /// Host names network jobs may reach; replaces the list (``DaemonConfiguration/allowedHosts``).
+    public var allowedHosts: [String]?
 
     /// A recurring job (see ``CronJob``).
     public struct Cron: Sendable, Hashable, Codable {
@@ -183,7 +186,8 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         case store, database, lease, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
             gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
-            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron
+            dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron,
+            allowedHosts
 
         var kind: ValueKind {
             switch self {
@@ -196,6 +200,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .timeoutByKind: .secondsByName
             case .queues: .queues
             case .cron: .cronJobs
+            case .allowedHosts: .strings
             case .inotify, .flushWhenIdle: .boolean
             }
         }
@@ -203,13 +208,14 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
 
     /// The JSON type a key takes.
     private enum ValueKind: CustomStringConvertible {
-        case string, wholeNumber, seconds, secondsByName, queues, cronJobs, boolean
+        case string, strings, wholeNumber, seconds, secondsByName, queues, cronJobs, boolean
 
         func accepts(_ value: Any) -> Bool {
             let number = value as? NSNumber
             let isBoolean = number.map { String(cString: $0.objCType) == "c" } ?? false
             switch self {
             case .string: return value is String
+            case .strings: return (value as? [Any])?.allSatisfy { $0 is String } ?? false
             case .boolean: return isBoolean
             case .seconds: return number != nil && !isBoolean
             case .secondsByName:
@@ -239,6 +245,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         var description: String {
             switch self {
             case .string: "a string"
+            case .strings: "a list of strings"
             case .wholeNumber: "a whole number"
             case .seconds: "a number (of seconds)"
             case .secondsByName: "an object of numbers (of seconds) by job kind"
@@ -308,6 +315,9 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         if let cron {
             // Checked when the file was read.
             result.cron = cron.compactMap { try? CronJob(name: $0.name, schedule: CronSchedule($0.schedule), job: $0.job) }
+        }
+        if let allowedHosts {
+            result.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
         }
         if let queues {
             result.queues = queues.mapValues { DaemonConfiguration.NamedQueue(kinds: Set($0.kinds), concurrency: $0.concurrency) }

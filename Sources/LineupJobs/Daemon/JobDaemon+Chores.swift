@@ -68,7 +68,7 @@ extension JobDaemon {
         ) {
             let entries = self.configuration.cron
             if !entries.isEmpty {
-                scheduler.enqueueDue(entries)
+                scheduler.enqueueDue(entries, now: self.hooks.clock.now())
             }
         }
     }

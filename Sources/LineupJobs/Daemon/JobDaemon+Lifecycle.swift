@@ -30,7 +30,7 @@ extension JobDaemon {
         }
         let spool: SpoolDirectory
         do {
-            spool = try SpoolDirectory(root: configuration.spoolURL, durability: configuration.spoolDurability)
+            spool = try SpoolDirectory(root: configuration.spoolURL, durability: configuration.spoolDurability, now: hooks.clock.now)
         } catch {
             throw DaemonError(.spoolUnavailable, path: configuration.spoolURL.path, "cannot open the spool", underlying: error)
         }

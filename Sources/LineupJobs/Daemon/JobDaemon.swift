@@ -59,6 +59,8 @@ public final class JobDaemon: Service, Sendable {
         public var randomJitter: @Sendable () -> Double
         /// A supervisor's watchdog to feed (systemd's `WatchdogSec=`, see ``SystemdNotifier``).
         public var watchdog: Watchdog?
+        /// The clock of the jobs' schedules; LineupTesting's `TestClock` replaces the system's.
+        package var clock = DaemonClock.system
 
         /// Makes the hooks; by default none, with a uniformly random jitter and no watchdog.
         public init(
@@ -169,6 +171,12 @@ public final class JobDaemon: Service, Sendable {
         broadcaster.subscribe()
     }
 
+    /// Has the runner claim what is due now, as the spool watcher's hint does: for a test that
+    /// has moved its clock (LineupTesting).
+    package func claimAvailableJobs() {
+        state.withLock { $0.runner }?.claimAvailable()
+    }
+
     /// What `status.json` would say now; nil when the daemon is not running.
     public func status() async -> DaemonStatus? {
         guard let runner = state.withLock({ $0.runner }) else { return nil }
@@ -265,7 +273,7 @@ public final class JobDaemon: Service, Sendable {
         JobRunner(
             jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
             settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
-            flushFailureTimeoutExpired: { [weak self] reason in
+            clock: hooks.clock, flushFailureTimeoutExpired: { [weak self] reason in
                 guard let self else { return }
                 let error = DaemonError(.flushesFailing, path: configuration.storeLocation, reason)
                 self.state.withLock { $0.stopReason = $0.stopReason ?? error }

@@ -70,7 +70,7 @@ extension JobRunner {
                 "job": "\(record.jobID)", "attempt": "\(record.attempt)",
                 "timeout_s": "\(DaemonConfiguration.seconds(limit))",
             ])
-        coordinator.asyncAfter(deadline: .now() + grace.dispatchInterval) { [weak task] in
+        clock.schedule(grace, coordinator) { [weak task] in
             guard let task, let record = self.live[claim], record.task === task else { return }
             // Still running: give up on the thread, not on the promise that the job ends.
             self.queuedTaskCount -= 1
@@ -113,7 +113,7 @@ extension JobRunner {
                 "delay_ms": "\(Int(delay / .milliseconds(1)))", "error": "\(reason)",
             ])
         let claim = record.claim
-        coordinator.asyncAfter(deadline: .now() + delay.dispatchInterval) {
+        clock.schedule(delay, coordinator) {
             guard let record = self.live[claim], case .waitingForRetry = record.state else { return }
             self.startAttempt(record)
         }

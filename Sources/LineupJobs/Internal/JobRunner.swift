@@ -49,6 +49,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     let events: EventBroadcaster
     let settings: Locked<RunnerSettings>
     let jitter: @Sendable () -> Double
+    /// The clock of the jobs' schedules (notBefore, retries, time limits, dependency waits).
+    let clock: DaemonClock
     let startedAt = Date()
     /// Whether a claim asked for by ``claimAvailable()`` has not reached the coordinator yet.
     let claimPending = Atomic<Bool>(false)
@@ -84,8 +86,9 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     init(
         jobs: Storage, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
         settings: RunnerSettings, events: EventBroadcaster, jitter: @escaping @Sendable () -> Double,
-        flushFailureTimeoutExpired: @escaping @Sendable (String) -> Void = { _ in }
+        clock: DaemonClock = .system, flushFailureTimeoutExpired: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.clock = clock
         self.flushFailureTimeoutExpired = flushFailureTimeoutExpired
         self.jobs = jobs
         self.statusDirectory = statusDirectory
@@ -209,7 +212,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             let code: JobError.Code = error.code == .malformedJobFile ? .malformedJobFile : .invalidParameters
             invalid = JobError(code, error.message, jobFile: claimed.enqueuedFileName, isRetryable: false, underlying: error)
         }
-        if let notBefore = file?.notBefore, notBefore > Date() {
+        if let notBefore = file?.notBefore, notBefore > clock.now() {
             postpone(claimed, file: file, until: notBefore)
             return
         }
@@ -350,7 +353,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             record.awaitsUnknownDependencies = true
             let timeout = settings.withLock { $0.configuration.dependencyWaitTimeout }
             let claim = record.claim
-            coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
+            clock.schedule(timeout, coordinator) {
                 self.dependencyWaitExpired(claim: claim, timeout: timeout)
             }
         }
@@ -371,7 +374,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         // A job scheduled for later is waited for however long that is.
         if let pending = try? jobs.pendingJobIDs(among: unknown), !pending.isEmpty {
             record.awaitsUnknownDependencies = true
-            coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
+            clock.schedule(timeout, coordinator) {
                 self.dependencyWaitExpired(claim: claim, timeout: timeout)
             }
             return
@@ -417,7 +420,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             self.events.emit(.jobStarted(info))
             task.logger.info("job started")
             if let timeLimit {
-                self.coordinator.asyncAfter(deadline: .now() + timeLimit.dispatchInterval) { [weak task] in
+                self.clock.schedule(timeLimit, self.coordinator) { [weak task] in
                     guard let task else { return }
                     self.attemptTimedOut(claim: claim, task: task, after: timeLimit)
                 }

@@ -5,7 +5,8 @@ import LineupLocking
 
 /// One job, as an `Operation`: the unit of work the daemon runs on its `OperationQueue`.
 ///
-/// Subclass it and override ``run(in:)``. The task gets a private-queue child context of the
+/// Subclass it and override ``run(in:)``; for work that awaits I/O, subclass ``AsyncJobTask``
+/// instead (see <doc:AsyncJobs>). The task gets a private-queue child context of the
 /// main context, named after the job, and calls ``run(in:)`` inside that context's
 /// `performAndWait`; when `run` returns, the task saves the context (still inside
 /// `performAndWait`), which pushes its changes one level up, into the main context, before
@@ -187,16 +188,7 @@ open class JobTask: Operation, @unchecked Sendable {
         }
         let context = request.container.newTaskContext(name: request.jobID)
         do {
-            let outcome = try context.performAndWait { () throws -> JobOutcome in
-                let outcome = try run(in: context)
-                // Past these checks the work is kept: a cancel or a timeout that comes later is
-                // too late.
-                try checkCancellation()
-                try beginKeepingWork()
-                try context.save()
-                return outcome
-            }
-            return .succeeded(outcome)
+            return .succeeded(try runAndKeepWork(in: context))
         } catch {
             let kept = context.performAndWait { () -> Int in
                 context.rollback()
@@ -218,6 +210,24 @@ open class JobTask: Operation, @unchecked Sendable {
             }
             return .failed(error)
         }
+    }
+
+    /// Runs the work in `context` and, when it returns, keeps it: saves the context into the
+    /// main context. ``AsyncJobTask`` overrides this to run its async work.
+    func runAndKeepWork(in context: ManagedObjectContext) throws -> JobOutcome {
+        try context.performAndWait { () throws -> JobOutcome in
+            let outcome = try run(in: context)
+            try keepWork(of: context)
+            return outcome
+        }
+    }
+
+    /// The end of a successful attempt, on the context's queue. Past these checks the work is
+    /// kept: a cancel or a timeout that comes later is too late.
+    func keepWork(of context: ManagedObjectContext) throws {
+        try checkCancellation()
+        try beginKeepingWork()
+        try context.save()
     }
 
     // MARK: - Time limit

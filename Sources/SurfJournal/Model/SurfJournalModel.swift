@@ -2,5 +2,5 @@ public import LineupStore
 
 /// The surf journal's entities.
 public enum SurfJournalModel: Sendable {
-    public static let model = ManagedObjectModel(JournalEntry.self, BuoyStation.self, BuoyObservation.self)
+    public static let model = ManagedObjectModel(JournalEntry.self, BuoyStation.self, BuoyObservation.self, FeedValidators.self)
 }

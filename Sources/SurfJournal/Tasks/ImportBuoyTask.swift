@@ -6,7 +6,8 @@ import LineupSpool
 import Logging
 
 /// `import-buoy`: imports a buoy XML file (NDBC latest_obs RSS, IOOS SOS observations, or the
-/// station catalogue; detected from the document) into the journal, upserting by natural key.
+/// station catalogue; detected from the document) into the journal, upserting by natural key,
+/// through ``BuoyDocumentImporter`` (which `fetch-buoy` shares).
 ///
 /// The file is checked for well-formedness first (a fast libxml2 pass), so a malformed document
 /// fails the job with its line and column before anything of it is saved. The import then saves
@@ -33,7 +34,6 @@ public final class ImportBuoyTask: JobTask, @unchecked Sendable {
     }
 
     public static let kind = "import-buoy"
-    static let chunkSize = 10_000
 
     public let input: URL
     /// The `statistics` job's output, as the job file gave it (the statistics job resolves it).
@@ -50,69 +50,15 @@ public final class ImportBuoyTask: JobTask, @unchecked Sendable {
     }
 
     public override func run(in context: ManagedObjectContext) throws -> JobOutcome {
-        let reader = BuoyXMLReader()
-        do {
-            // Well-formedness first, so that nothing of a malformed document is saved. A document
-            // of an unknown format passes here; the read refuses it at its root element, naming
-            // it, before delivering anything.
-            _ = try reader.validate(contentsOf: input)
-        } catch let error as BuoyXMLError {
-            throw JobError(.jobFailed, error.description, isRetryable: error.code == .unreadableFile, underlying: error)
-        }
-        // The number of records is known only at the end (SOS rows are text inside one element):
-        // progress counts records with an unknown total until then.
-        let upserter = BuoyUpserter(
-            context: context, chunkSize: Self.chunkSize, checkCancellation: { [self] in try checkCancellation() }
-        ) { [self] done in
-            reportProgress(completed: Int64(done), total: 0)
-            logger.info("progress", metadata: ["job": "\(jobID)", "records": "\(done)"])
-        }
-        let summary: BuoyReadSummary
-        do {
-            summary = try reader.read(contentsOf: input, onObservation: upserter.add, onStation: upserter.add)
-            try upserter.finish()
-        } catch let error as BuoyXMLError {
-            throw JobError(.jobFailed, error.description, isRetryable: error.code == .unreadableFile, underlying: error)
-        }
-        let records = Int64(upserter.recordsDone)
-        reportProgress(completed: records, total: records)
+        let outcome = try BuoyDocumentImporter(context: context, task: self).importDocument(
+            at: input, source: input.path, title: input.lastPathComponent, details: ["input": .string(input.path)])
+        // After the importer's last chunk: enqueued with the final save, which a failure never makes.
         if let statisticsOutput {
             let followUp = try JobFile(
                 kind: StatisticsTask.kind, id: "\(jobID)-statistics", parameters: ["output": .string(statisticsOutput)])
             try context.enqueue(followUp)
             logger.info("statistics enqueued with the import", metadata: ["job": "\(jobID)", "follow_up": "\(jobID)-statistics"])
         }
-        let counts = upserter.counts
-        var details: [String: JSONValue] = ["format": .string(summary.format.rawValue), "input": .string(input.path)]
-        if !summary.ignoredValues.isEmpty {
-            details["ignoredValues"] = .object(summary.ignoredValues.mapValues { .integer($0) })
-        }
-        if !summary.rejectedValues.isEmpty {
-            details["rejectedValues"] = .object(summary.rejectedValues.mapValues { .integer($0) })
-        }
-        var outcomeSummary =
-            "\(input.lastPathComponent) (\(summary.format.rawValue)): \(counts.observationsInserted) observations inserted, \(counts.observationsUpdated) updated, \(counts.stationsInserted) stations inserted, \(summary.ignoredValueCount) values ignored, \(summary.rejectedValueCount) rejected"
-        if !summary.rejectedRecords.isEmpty {
-            details["rejectedRecords"] = .object(summary.rejectedRecords.mapValues { .integer($0) })
-            details["rejectedRecordExamples"] = .object(summary.rejectedRecordExamples.mapValues { .string($0.description) })
-        }
-        if let skipped = summary.skippedRecordsDescription {
-            outcomeSummary += "; \(skipped)"
-            logger.info("records skipped", metadata: ["job": "\(jobID)", "input": "\(input.path)", "skipped": "\(skipped)"])
-        }
-        return JobOutcome(
-            summary: outcomeSummary,
-            counts: [
-                "observationsInserted": counts.observationsInserted,
-                "observationsUpdated": counts.observationsUpdated,
-                "observationsUnchanged": counts.observationsUnchanged,
-                "stationsInserted": counts.stationsInserted,
-                "stationsUpdated": counts.stationsUpdated,
-                "stationsUnchanged": counts.stationsUnchanged,
-                "ignoredValues": summary.ignoredValueCount,
-                "rejectedValues": summary.rejectedValueCount,
-                "rejectedRecords": summary.rejectedRecordCount,
-            ],
-            details: details)
+        return outcome
     }
 }

@@ -24,6 +24,7 @@ struct DaemonHarness {
         latch: Latch = Latch(),
         running: Latch = Latch(),
         hooks: JobDaemon.Hooks = JobDaemon.Hooks(randomJitter: { 0 }),
+        registry: JobRegistry? = nil,
         configure: (inout DaemonConfiguration) -> Void = { _ in }
     ) throws {
         let root =
@@ -53,7 +54,7 @@ struct DaemonHarness {
         self.running = running
         self.spool = try SpoolDirectory(root: configuration.spoolURL, durability: .none)
         self.daemon = JobDaemon(
-            configuration: configuration, registry: testRegistry(latch: latch, running: running), model: testModel,
+            configuration: configuration, registry: registry ?? testRegistry(latch: latch, running: running), model: testModel,
             logger: Logger(label: "lineup.jobs.tests"), database: .postgres, hooks: hooks)
     }
 

@@ -259,8 +259,20 @@ final class EnqueueFollowUpsTask: JobTask, @unchecked Sendable {
 
 /// The kinds of the tests, with the latch that `slow` jobs wait for and the one they open
 /// once running.
-func testRegistry(latch: Latch = Latch(), running: Latch = Latch()) -> JobRegistry {
+func testRegistry(
+    latch: Latch = Latch(), running: Latch = Latch(), sawCancellation: Latch = Latch(),
+    rendezvous: Rendezvous = Rendezvous(expected: 1)
+) -> JobRegistry {
     var registry = JobRegistry()
+    registry.register("async-insert-rows", parameters: AsyncInsertRowsTask.Parameters.self) { request, parameters in
+        AsyncInsertRowsTask(request: request, parameters: parameters)
+    }
+    registry.register("async-sleep") { request in
+        AsyncSleepTask(request: request, running: running, sawCancellation: sawCancellation)
+    }
+    registry.register("async-rendezvous") { request in
+        AsyncRendezvousTask(request: request, rendezvous: rendezvous)
+    }
     registry.register("insert-rows", parameters: InsertRowsTask.Parameters.self) { request, parameters in
         guard parameters.count >= 0 else {
             throw JobError(.invalidParameters, "field `count` must not be negative")

@@ -1,0 +1,43 @@
+import Foundation
+
+extension JobFile {
+    /// Makes a job file of `kind` whose parameters are `parameters` encoded as a JSON object,
+    /// with `options` as its common fields.
+    ///
+    /// ```swift
+    /// struct AddNote: Codable, Sendable { let text: String }
+    /// let job = try JobFile(kind: "add-note", parameters: AddNote(text: "hello"), options: JobOptions(uniqueKey: "hello"))
+    /// ```
+    ///
+    /// - Throws: ``SpoolError`` ``SpoolError/Code/invalidField`` when `parameters` does not
+    ///   encode as a JSON object, uses a common field's name, or an option is invalid (see
+    ///   ``init(kind:id:after:maxAttempts:baseDelay:timeout:uniqueKey:notBefore:parameters:)``).
+    public init(kind: String, parameters: some Encodable, options: JobOptions = JobOptions()) throws(SpoolError) {
+        let fields: [String: JSONValue]
+        do {
+            fields = try JSONDecoder().decode([String: JSONValue].self, from: JSONEncoder().encode(parameters))
+        } catch {
+            throw SpoolError(
+                code: .invalidField, path: nil,
+                message: "the parameters of a \(kind) job must encode as a JSON object: \(error)")
+        }
+        try self.init(kind: kind, parameters: fields, options: options)
+    }
+
+    /// Makes a job file of `kind` with `parameters` as its own fields and `options` as its
+    /// common fields.
+    ///
+    /// - Throws: ``SpoolError`` ``SpoolError/Code/invalidField`` as
+    ///   ``init(kind:id:after:maxAttempts:baseDelay:timeout:uniqueKey:notBefore:parameters:)`` does.
+    public init(kind: String, parameters: [String: JSONValue], options: JobOptions) throws(SpoolError) {
+        try self.init(
+            kind: kind, id: options.id, after: options.after, maxAttempts: options.maxAttempts,
+            baseDelay: options.baseDelay.map(Self.seconds), timeout: options.timeout.map(Self.seconds),
+            uniqueKey: options.uniqueKey, notBefore: options.notBefore, parameters: parameters)
+    }
+
+    /// A duration in seconds, as the job file keeps it.
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,39 @@
+public import Foundation
+
+/// What a producer may say about a job beside its kind and parameters: the common fields of a
+/// job file (DESIGN §4), typed.
+///
+/// ```swift
+/// let options = JobOptions(id: "stats-2026-11", after: ["import-2026-11"], timeout: .seconds(600))
+/// try client.enqueue("statistics", StatisticsParameters(output: "stats"), options: options)
+/// ```
+public struct JobOptions: Sendable, Hashable {
+    /// An id that other jobs can name in their `after`; the job is named after it.
+    public var id: String?
+    /// Ids of jobs that must be settled first.
+    public var after: [String]
+    /// Attempts before the job fails for good (the daemon's default when nil).
+    public var maxAttempts: Int?
+    /// The first retry's delay; later ones double it (the daemon's default when nil).
+    public var baseDelay: Duration?
+    /// How long one attempt may run before it is cancelled and fails as timed out.
+    public var timeout: Duration?
+    /// The job is refused while another job with this key is queued or running.
+    public var uniqueKey: String?
+    /// The job runs at this time or later.
+    public var notBefore: Date?
+
+    /// Makes options; each one left out takes the daemon's default.
+    public init(
+        id: String? = nil, after: [String] = [], maxAttempts: Int? = nil, baseDelay: Duration? = nil,
+        timeout: Duration? = nil, uniqueKey: String? = nil, notBefore: Date? = nil
+    ) {
+        self.id = id
+        self.after = after
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.timeout = timeout
+        self.uniqueKey = uniqueKey
+        self.notBefore = notBefore
+    }
+}

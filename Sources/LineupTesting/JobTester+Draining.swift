@@ -1,0 +1,75 @@
+import Foundation
+import LineupJobs
+import LineupSpool
+
+extension JobTester {
+    /// Has the daemon run every job that is due at the clock's time, through the real runner
+    /// (claims, dependencies, retries, unique keys, time limits), flush, and go on with what
+    /// that made due (jobs enqueued by the jobs), until nothing due is left. Jobs scheduled for
+    /// later, and retries whose backoff is not over, stay: ``advance(by:)`` the clock, then
+    /// drain again.
+    ///
+    /// A job that never ends keeps `drain()` waiting, as it would keep a daemon's slot: give
+    /// it a time limit and advance the clock past it from another task.
+    ///
+    /// - Returns: the jobs that this drain left in `done/` and `failed/`.
+    @discardableResult
+    public func drain() async throws -> DrainReport {
+        let doneBefore = Set(try spool.entries(.done).map(\.fileName))
+        let failedBefore = Set(try spool.entries(.failed).map(\.fileName))
+        var previous: Progress?
+        while true {
+            daemon.claimAvailableJobs()
+            let progress = try await settle()
+            _ = try await daemon.flush()
+            let queuedAndDue = try spool.queueSummary(now: clock.now).oldestDueSince != nil
+            if !queuedAndDue || progress == previous {
+                break
+            }
+            previous = progress
+        }
+        let done = try spool.entries(.done).filter { !doneBefore.contains($0.fileName) }.map { try spool.resultReport(for: $0) }
+        let failed = try spool.entries(.failed).filter { !failedBefore.contains($0.fileName) }.map { try spool.failureReport(for: $0) }
+        return DrainReport(done: done.sorted { $0.name < $1.name }, failed: failed.sorted { $0.name < $1.name })
+    }
+
+    /// Moves the clock forward by `duration`: retries and time limits whose time has come fire,
+    /// jobs whose `notBefore` has come become due, and the cron entries whose time has come
+    /// are enqueued. Run ``drain()`` to have the daemon run what became due.
+    public func advance(by duration: Duration) {
+        clock.advance(by: duration)
+        enqueueDueRecurringJobs()
+    }
+
+    /// Enqueues the recurring jobs whose time has come on the clock, as the daemon's cron does
+    /// on the system's.
+    func enqueueDueRecurringJobs() {
+        if !cron.isEmpty {
+            CronScheduler(spool: spool, logger: logger).enqueueDue(cron, now: clock.now)
+        }
+    }
+
+    /// What the runner holds: equal twice, and nothing happened in between.
+    struct Progress: Equatable {
+        var queuedInSpool: Int
+        var waitingForRetry: Int
+        var waitingForDependencies: Int
+        var awaitingFlush: Int
+    }
+
+    /// Waits until no task runs or waits for a thread; returns what is left.
+    private func settle() async throws -> Progress {
+        while true {
+            let seen = activity.version
+            guard let status = await daemon.status() else {
+                throw JobTesterError("the tester's daemon stopped")
+            }
+            if status.running.isEmpty, status.queued == 0 {
+                return Progress(
+                    queuedInSpool: try spool.queueSummary(now: clock.now).count, waitingForRetry: status.waitingForRetry,
+                    waitingForDependencies: status.waitingForDependencies, awaitingFlush: status.awaitingFlush)
+            }
+            await activity.wait(after: seen)
+        }
+    }
+}
