@@ -109,4 +109,25 @@ import Testing
         #expect(try harness.spool.counts().done == 3)
         try await harness.stop(run)
     }
+
+    /// A row that holds no job file (no Lineup writes one) stays in the outbox, logged, and holds
+    /// up none of the rows after it.
+    @Test func aRowWithoutAJobFileIsLeftInTheOutboxAndTheRestMoves() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.removeFiles() }
+        let container = try PersistentContainer(url: harness.configuration.storeURL, model: testModel, logger: Logger(label: "writer"))
+        let context = container.newTaskContext(name: "writer")
+        try context.performAndWait {
+            context.enqueue(OutboxMessage(channel: OutboxMessage.jobChannel, key: "garbage", body: Data("not a job".utf8)))
+            try context.enqueue(JobFile(kind: "insert-rows", id: "after-the-garbage", parameters: ["count": 1]))
+            try context.save()
+        }
+        try container.flush()
+        try container.close()
+
+        let (_, run) = try await harness.start()
+        #expect(try jobs(withID: "after-the-garbage", in: harness.spool).count == 1)
+        #expect(try harness.container.outboxEntries(on: OutboxMessage.jobChannel, limit: 10).map(\.message.key) == ["garbage"])
+        try await harness.stop(run)
+    }
 }

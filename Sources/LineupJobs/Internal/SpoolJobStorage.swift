@@ -160,8 +160,9 @@ final class SpoolJobStorage: JobStorage {
     }
 
     /// Moves the jobs in the store's outbox into the spool (see ``SpoolOutbox``): at start, before
-    /// anything is claimed, and after each flush. What cannot be moved now (a full disk) waits in
-    /// the outbox for the next flush; the acknowledgements do not wait for it.
+    /// anything is claimed, and after each flush, once its group is filed. What cannot be moved
+    /// now (a full disk) waits in the outbox for the next flush, and does not fail the group's
+    /// acknowledgement.
     func deliverOutbox(from container: PersistentContainer, jobsWritten: Int, logger: Logger) {
         guard outbox.hasWork(afterFlushWriting: jobsWritten) else { return }
         do {

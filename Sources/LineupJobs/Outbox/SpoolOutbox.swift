@@ -77,14 +77,15 @@ final class SpoolOutbox: Sendable {
                     }
                 }
                 if !alreadyMoved {
-                    try move(entry, logger: logger)
+                    guard try move(entry, logger: logger) else { continue }
                     enqueued += 1
                 }
                 done.append(entry.id)
             }
             try container.removeFromOutbox(done)
             state.withLock { $0.moved.subtract(done) }
-            if entries.count < Self.batch { break }
+            // A full batch of rows that cannot be moved would be read again and again.
+            if entries.count < Self.batch || done.isEmpty { break }
         }
         state.withLock {
             $0.leftoversChecked = true
@@ -93,9 +94,18 @@ final class SpoolOutbox: Sendable {
         return enqueued
     }
 
-    private func move(_ entry: OutboxEntry, logger: Logger) throws {
+    /// Moves one job into the spool; false for a row that holds no job file, which no Lineup
+    /// writes: it is left in the outbox, and logged, rather than holding up the rows after it.
+    private func move(_ entry: OutboxEntry, logger: Logger) throws -> Bool {
         let name = entry.message.key
-        let job = try JobFile(data: entry.message.body, path: "lineup_outbox row \(entry.id) (\(name))")
+        let job: JobFile
+        do {
+            job = try JobFile(data: entry.message.body, path: "lineup_outbox row \(entry.id) (\(name))")
+        } catch {
+            logger.error(
+                "a row of the outbox holds no job file; left there", metadata: ["job": "\(name)", "outbox_id": "\(entry.id)", "error": "\(error)"])
+            return false
+        }
         do throws(SpoolError) {
             try spool.enqueue(job, named: name)
         } catch where error.code == .alreadyExists {
@@ -112,5 +122,6 @@ final class SpoolOutbox: Sendable {
             "job enqueued from the outbox",
             metadata: ["job": "\(job.id ?? name)", "name": "\(name)", "kind": "\(job.kind)", "outbox_id": "\(entry.id)"])
         faults?.mayKill(at: .afterSpoolWrite)
+        return true
     }
 }
