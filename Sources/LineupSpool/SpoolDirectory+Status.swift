@@ -39,6 +39,17 @@ extension SpoolDirectory {
         return false
     }
 
+    /// The names that jobs were enqueued under, in all of the spool's directories: queued,
+    /// running, done and failed (listed in that order, the order a job moves in, so that a job
+    /// moving meanwhile is still seen). ``containsJob(named:)`` for many names at once.
+    public func jobNames() throws(SpoolError) -> Set<String> {
+        var names: Set<String> = []
+        for state in [JobState.queued, .running, .done, .failed] {
+            for fileName in try jobFileNames(in: state) { names.insert(fileName.name) }
+        }
+        return names
+    }
+
     /// The job files in one directory, in name order (for `new/`, claiming order).
     public func entries(_ state: JobState) throws(SpoolError) -> [SpoolEntry] {
         let directory = path(of: state)

@@ -120,6 +120,14 @@ public final class PersistentContainer: Sendable {
     /// keeps its changes for the next flush, as after any failed write.
     @discardableResult
     public func flush(including statements: [FlushStatement]) throws -> FlushReport {
+        try flush(including: statements, routingOutbox: nil)
+    }
+
+    /// A flush whose transaction writes the messages that reach the writer (jobs enqueued with the
+    /// data) as `routeOutbox`'s statements, rather than into the store's outbox: how the
+    /// PostgreSQL daemon puts them straight into its jobs table. nil: into the outbox.
+    @discardableResult
+    package func flush(including statements: [FlushStatement], routingOutbox routeOutbox: OutboxRoute?) throws -> FlushReport {
         isFlushing.withLock(when: { !$0 }) { $0 = true }
         defer { isFlushing.withLock { $0 = false } }
         let started = ContinuousClock.now
@@ -129,14 +137,14 @@ public final class PersistentContainer: Sendable {
             return count
         }
         let handedOver = ContinuousClock.now
-        let written = try writerContext.performAndWait {
-            let count = writerContext.pendingChanges().count
-            try writerContext.save(attaching: statements)
-            return count
+        let (written, messages) = try writerContext.performAndWait {
+            let counts = (writerContext.pendingChanges().count, writerContext.outbox.count)
+            try writerContext.save(attaching: statements, routingOutbox: routeOutbox)
+            return counts
         }
         return FlushReport(
             rowsFromMain: moved, rowsWritten: written, duration: ContinuousClock.now - started,
-            mainContextDuration: handedOver - started)
+            mainContextDuration: handedOver - started, messagesWritten: messages)
     }
 }
 
@@ -151,4 +159,7 @@ public struct FlushReport: Sendable {
     /// The part of `duration` spent moving the changes from the main context into the writer
     /// (the main context's queue is busy meanwhile); the rest is the writer's disk write.
     public let mainContextDuration: Duration
+    /// Jobs enqueued with the data that the flush wrote (into the store's outbox, or where the
+    /// flush routed them).
+    public let messagesWritten: Int
 }

@@ -33,30 +33,56 @@ struct MigrateCommandTests {
         return files
     }
 
+    /// The SQL of store-schema migration 2 (the outbox), as the dry run prints it.
+    static let outboxTable =
+        "CREATE TABLE lineup_outbox (id INTEGER PRIMARY KEY, channel TEXT NOT NULL, key TEXT NOT NULL UNIQUE, body BLOB NOT NULL);"
+
     @Test func statusUpAndDryRunOnAnSQLiteStore() async throws {
         try await withSandbox { sandbox in
             let path = sandbox.store.path
             try writeStoreOfTheFirstVersion(at: sandbox.store)
             let before = try snapshot(sandbox.store)
 
+            let pending = "store schema, \(path): version 1; latest 2; 1 pending\n  2  outbox of jobs enqueued with the data\n"
             var result = try await sandbox.lineup(["migrate", "status", "--store", path])
             #expect(result.termination == .exited(0), "\(result.standardError)")
-            #expect(result.standardOutput == "store schema, \(path): version 1; latest 1; up to date\n")
+            #expect(result.standardOutput == pending)
             // `status` is the default subcommand.
             result = try await sandbox.lineup(["migrate", "--store", path])
-            #expect(result.standardOutput == "store schema, \(path): version 1; latest 1; up to date\n")
+            #expect(result.standardOutput == pending)
 
             result = try await sandbox.lineup(["migrate", "up", "--store", path, "--dry-run"])
             #expect(result.termination == .exited(0), "\(result.standardError)")
-            #expect(result.standardOutput == "-- store schema, \(path): version 1; nothing to run\n")
+            #expect(
+                result.standardOutput == """
+                    -- store schema of \(path): version 1 to 2
+                    BEGIN IMMEDIATE TRANSACTION;
+                    -- 2: outbox of jobs enqueued with the data
+                    \(Self.outboxTable)
+                    INSERT INTO lineup_metadata (key, value) VALUES ('format_version', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+                    COMMIT;
+
+                    """, "\(result.standardOutput)")
+            #expect(try snapshot(sandbox.store) == before, "a dry run changes nothing")
+
+            result = try await sandbox.lineup(["migrate", "up", "--store", path, "--to", "3"])
+            #expect(result.termination == .exited(1))
+            #expect(result.standardError.contains("\(path): there is no store schema version 3; this Lineup knows up to 2"))
+            #expect(try snapshot(sandbox.store) == before)
+
             result = try await sandbox.lineup(["migrate", "up", "--store", path])
             #expect(result.termination == .exited(0), "\(result.standardError)")
-            #expect(result.standardOutput == "store schema, \(path): version 1; nothing to run\n")
-            #expect(try snapshot(sandbox.store) == before, "nothing to run: the store is not even opened for writing")
+            #expect(
+                result.standardOutput
+                    == "store schema, \(path): migrated from version 1 to 2\n  ran 2  outbox of jobs enqueued with the data\n")
+            result = try await sandbox.lineup(["migrate", "status", "--store", path])
+            #expect(result.standardOutput == "store schema, \(path): version 2; latest 2; up to date\n")
 
-            result = try await sandbox.lineup(["migrate", "up", "--store", path, "--to", "2"])
-            #expect(result.termination == .exited(1))
-            #expect(result.standardError.contains("\(path): there is no store schema version 2; this Lineup knows up to 1"))
+            let migrated = try snapshot(sandbox.store)
+            result = try await sandbox.lineup(["migrate", "up", "--store", path])
+            #expect(result.termination == .exited(0), "\(result.standardError)")
+            #expect(result.standardOutput == "store schema, \(path): version 2; nothing to run\n")
+            #expect(try snapshot(sandbox.store) == migrated, "nothing to run: the store is not even opened for writing")
         }
     }
 
@@ -64,16 +90,16 @@ struct MigrateCommandTests {
         try await withSandbox { sandbox in
             let path = sandbox.store.path
             try writeStoreOfTheFirstVersion(at: sandbox.store)
-            try setStoreVersion(2, at: sandbox.store)
+            try setStoreVersion(3, at: sandbox.store)
             let before = try snapshot(sandbox.store)
 
             var result = try await sandbox.lineup(["migrate", "status", "--store", path])
             #expect(result.termination == .exited(0), "\(result.standardError)")
-            #expect(result.standardOutput == "store schema, \(path): version 2; latest 1; NEWER than this Lineup knows: upgrade Lineup to use it\n")
+            #expect(result.standardOutput == "store schema, \(path): version 3; latest 2; NEWER than this Lineup knows: upgrade Lineup to use it\n")
             for arguments in [["migrate", "up", "--store", path], ["migrate", "up", "--store", path, "--dry-run"]] {
                 result = try await sandbox.lineup(arguments)
                 #expect(result.termination == .exited(1), "\(arguments)")
-                #expect(result.standardError.contains("\(path) has store schema version 2; this Lineup knows up to 1: upgrade Lineup"), "\(result.standardError)")
+                #expect(result.standardError.contains("\(path) has store schema version 3; this Lineup knows up to 2: upgrade Lineup"), "\(result.standardError)")
             }
             #expect(try snapshot(sandbox.store) == before)
         }
@@ -101,6 +127,8 @@ struct MigrateCommandTests {
 
     @Suite("on a database", .enabled(if: PostgresTestServer.isAvailable || PostgresTestServer.isRequired))
     struct OnADatabase {
+        /// The advisory lock of the PostgreSQL store's schema (`PostgresStore.schemaLock`).
+        static let storeSchemaLock = 0x6C69_6E65_7570
         /// What a dry run must leave as it was: the job rows, the recorded versions, the tables'
         /// indexes and constraints, and the store's metadata.
         private func snapshot(_ server: PostgresTestServer, _ database: String) throws -> String {
@@ -130,7 +158,8 @@ struct MigrateCommandTests {
                 #expect(result.termination == .exited(0), "\(result.standardError)")
                 #expect(
                     result.standardOutput == """
-                        store schema, \(url): version 1; latest 1; up to date
+                        store schema, \(url): version 1; latest 2; 1 pending
+                          2  outbox of jobs enqueued with the data
                         job-table schema, \(url): version 1 (tables made before versions were recorded); latest 2; 1 pending
                           2  queued jobs stored as queued
 
@@ -141,7 +170,13 @@ struct MigrateCommandTests {
                 #expect(result.termination == .exited(0), "\(result.standardError)")
                 #expect(
                     result.standardOutput == """
-                        -- store schema, \(url): version 1; nothing to run
+                        -- store schema of \(url): version 1 to 2
+                        BEGIN;
+                        SELECT pg_advisory_xact_lock(\(Self.storeSchemaLock));
+                        -- 2: outbox of jobs enqueued with the data
+                        CREATE TABLE lineup_outbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, channel TEXT NOT NULL, key TEXT COLLATE "C" NOT NULL UNIQUE, body BYTEA NOT NULL);
+                        INSERT INTO lineup_metadata (key, value) VALUES ('format_version', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+                        COMMIT;
                         -- job-table schema of \(url): version 1 to 2
                         BEGIN;
                         SELECT pg_advisory_xact_lock(30515220354265194);
@@ -178,7 +213,8 @@ struct MigrateCommandTests {
                 #expect(result.termination == .exited(0), "\(result.standardError)")
                 #expect(
                     result.standardOutput == """
-                        store schema, \(url): version 1; nothing to run
+                        store schema, \(url): migrated from version 1 to 2
+                          ran 2  outbox of jobs enqueued with the data
                         job-table schema, \(url): migrated from version 1 to 2
                           ran 2  queued jobs stored as queued
 

@@ -50,7 +50,8 @@ import Testing
         #expect(
             report.reason
                 == "\(spoolName(harness, entry)): unknown kind: no task is registered for kind \"import-tide\" "
-                + "(known kinds: copy-file, count-rows, fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed)")
+                + "(known kinds: async-insert-rows, async-rendezvous, async-sleep, copy-file, count-rows, enqueue-follow-ups, "
+                + "fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed)")
     }
 
     @Test(arguments: ["../store.sqlite", "/etc/hostname", "escape.txt"])

@@ -44,8 +44,8 @@ import Testing
     @Test func kindsAreListedSorted() {
         #expect(
             testRegistry().kinds == [
-                "copy-file", "count-rows", "fail-n-times", "insert-rows", "relabel", "save-then-fail", "save-then-wait", "slow", "stubborn",
-                "upsert-keyed",
+                "async-insert-rows", "async-rendezvous", "async-sleep", "copy-file", "count-rows", "enqueue-follow-ups",
+                "fail-n-times", "insert-rows", "relabel", "save-then-fail", "save-then-wait", "slow", "stubborn", "upsert-keyed",
             ])
     }
 
@@ -56,7 +56,8 @@ import Testing
         #expect(
             error.description
                 == "/spool/active/job.job.json: unknown kind: no task is registered for kind \"import-tide\" "
-                + "(known kinds: copy-file, count-rows, fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed)")
+                + "(known kinds: async-insert-rows, async-rendezvous, async-sleep, copy-file, count-rows, enqueue-follow-ups, "
+                + "fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed)")
     }
 
     @Test func missingParameterNamesTheField() throws {

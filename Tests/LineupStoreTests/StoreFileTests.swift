@@ -137,7 +137,7 @@ final class Tag: ManagedObject {
         let newerFormat = try snapshot("store.sqlite")
         let formatError = #expect(throws: StoreError.self) { try open("store.sqlite", EntryV2.self) }
         #expect(formatError?.code == .storeNewerThanModel)
-        #expect(formatError?.message.contains("store schema version 99; this Lineup knows up to 1") == true)
+        #expect(formatError?.message.contains("store schema version 99; this Lineup knows up to 2") == true)
         #expect(try snapshot("store.sqlite") == newerFormat)
     }
 

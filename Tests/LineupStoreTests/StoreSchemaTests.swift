@@ -7,8 +7,9 @@ import Logging
 import Testing
 
 /// The versions of a store's own tables (`StoreSchema`): recorded, reported, migrated forward
-/// once, and a newer one refused naming both versions. This Lineup's store has one version, so
-/// the migrating itself runs a list of the tests' own, which adds a version 2 to the real 1.
+/// once, and a newer one refused naming both versions. Beyond the real versions (1: the metadata
+/// table; 2: the outbox), the migrating itself runs a list of the tests' own, which adds versions
+/// 3 and 4 to the real ones.
 @Suite struct StoreSchemaTests {
     let scratch: ScratchDirectory
     let logger = Logger(label: "test")
@@ -17,11 +18,16 @@ import Testing
         scratch = try ScratchDirectory(prefix: "lineup-schema-tests")
     }
 
-    /// The store's real migrations and a version 2 (and 3) that only these tests know.
-    static func testMigrations(_ base: SchemaMigrations = StoreSchema.sqlite, upTo latest: Int = 2, failing: Bool = false)
+    /// The newest real version.
+    static let real = 2
+    /// The one after it, which only these tests know.
+    static let next = real + 1
+
+    /// The store's real migrations and a version 3 (and 4) that only these tests know.
+    static func testMigrations(_ base: SchemaMigrations = StoreSchema.sqlite, upTo latest: Int = next, failing: Bool = false)
         -> SchemaMigrations
     {
-        let added = (2...latest).map { version in
+        let added = (base.latestVersion + 1...latest).map { version in
             SchemaMigration(
                 version: version, name: "test marker \(version)",
                 statements: [
@@ -59,7 +65,7 @@ import Testing
 
     @Test func bothEnginesHaveTheSameStoreVersions() {
         #expect(StoreSchema.sqlite.migrations.map(\.version) == StoreSchema.postgres.migrations.map(\.version))
-        #expect(StoreSchema.latestVersion == 1)
+        #expect(StoreSchema.latestVersion == Self.real)
         // The PostgreSQL store's sequences, as its first migration makes them, hand out the
         // blocks the store takes.
         let sequences = StoreSchema.postgres.migrations[0].statements
@@ -69,13 +75,14 @@ import Testing
 
     @Test func aNewStoreRecordsAndReportsItsVersion() throws {
         let url = try newStore()
-        #expect(try metadata(url)["format_version"] == "1")
+        #expect(try metadata(url)["format_version"] == "\(Self.real)")
         let status = try StoreSchema.status(ofSQLiteStoreAt: url)
-        #expect(status.version == 1 && status.latestVersion == 1 && status.pending.isEmpty && !status.isNewer)
+        #expect(status.version == Self.real && status.latestVersion == Self.real && status.pending.isEmpty && !status.isNewer)
         #expect(status.location == url.path)
     }
 
-    /// A store that the Lineup before versioned migrations made is version 1, and opens.
+    /// A store that the Lineup before versioned migrations made is version 1, and opens; opening
+    /// migrates it (version 2 adds the outbox).
     @Test func aStoreOfTheFirstVersionIsRecognizedAndOpens() throws {
         let url = scratch.url.appending(path: "first.sqlite")
         let queue = try DatabaseQueue(path: url.path)
@@ -87,71 +94,95 @@ import Testing
         let container = try PersistentContainer(url: url, model: testModel, logger: logger)
         #expect(container.storeIdentifier.uuidString == "6F9619FF-8B86-D011-B42D-00C04FC964FF")
         try container.close()
-        #expect(try metadata(url)["format_version"] == "1")
+        #expect(try metadata(url)["format_version"] == "\(Self.real)")
     }
 
     @Test func aStoreOfANewerVersionIsRefusedNamingBothVersionsAndLeftAsItWas() throws {
         let url = try newStore()
         let queue = try DatabaseQueue(path: url.path)
-        try queue.write { try $0.execute(sql: "UPDATE lineup_metadata SET value = '2' WHERE key = 'format_version'") }
+        try queue.write { try $0.execute(sql: "UPDATE lineup_metadata SET value = '3' WHERE key = 'format_version'") }
         try queue.close()
         let before = try snapshot(url)
 
         let error = #expect(throws: StoreError.self) { try PersistentContainer(url: url, model: testModel, logger: logger) }
         #expect(error?.code == .storeNewerThanModel)
-        #expect(error?.message == "\(url.path) has store schema version 2; this Lineup knows up to 1: upgrade Lineup to use it")
+        #expect(error?.message == "\(url.path) has store schema version 3; this Lineup knows up to 2: upgrade Lineup to use it")
         let status = try StoreSchema.status(ofSQLiteStoreAt: url)
-        #expect(status.isNewer && status.version == 2 && status.latestVersion == 1)
+        #expect(status.isNewer && status.version == 3 && status.latestVersion == 2)
         let migrating = #expect(throws: StoreError.self) { try StoreSchema.migrateSQLiteStore(at: url, logger: logger) }
-        #expect(migrating?.message.contains("has store schema version 2; this Lineup knows up to 1") == true)
+        #expect(migrating?.message.contains("has store schema version 3; this Lineup knows up to 2") == true)
         #expect(try snapshot(url) == before)
     }
 
     @Test func pendingMigrationsRunOnceInOrderAndRecordTheirVersion() throws {
         let url = try newStore()
-        let migrations = Self.testMigrations(upTo: 3)
+        let migrations = Self.testMigrations(upTo: 4)
         let status = try StoreSchema.status(ofSQLiteStoreAt: url, migrations: migrations)
-        #expect(status.version == 1 && status.latestVersion == 3 && status.pending.map(\.version) == [2, 3])
+        #expect(status.version == 2 && status.latestVersion == 4 && status.pending.map(\.version) == [3, 4])
 
         // Planning reads only.
         let before = try snapshot(url)
-        let plan = try StoreSchema.planSQLiteStore(at: url, to: 2, migrations: migrations)
-        #expect(plan.fromVersion == 1 && plan.toVersion == 2)
-        #expect(plan.statements == migrations.migrations[1].statements + [StoreSchema.recording(migrations.migrations[1])])
+        let plan = try StoreSchema.planSQLiteStore(at: url, to: 3, migrations: migrations)
+        #expect(plan.fromVersion == 2 && plan.toVersion == 3)
+        #expect(plan.statements == migrations.migrations[2].statements + [StoreSchema.recording(migrations.migrations[2])])
         let script = plan.script(opening: StoreSchema.sqliteOpening)
-        #expect(script.hasPrefix("-- store schema of \(url.path): version 1 to 2\nBEGIN IMMEDIATE TRANSACTION;\n-- 2: test marker 2\n"))
+        #expect(script.hasPrefix("-- store schema of \(url.path): version 2 to 3\nBEGIN IMMEDIATE TRANSACTION;\n-- 3: test marker 3\n"))
         #expect(script.hasSuffix("ON CONFLICT (key) DO UPDATE SET value = excluded.value;\nCOMMIT;\n"))
         #expect(try snapshot(url) == before)
 
-        let ran = try StoreSchema.migrateSQLiteStore(at: url, to: 2, migrations: migrations, logger: logger)
-        #expect(ran.migrations.map(\.version) == [2])
+        let ran = try StoreSchema.migrateSQLiteStore(at: url, to: 3, migrations: migrations, logger: logger)
+        #expect(ran.migrations.map(\.version) == [3])
         var stored = try metadata(url)
-        #expect(stored["format_version"] == "2" && stored["test_marker_2"] == "set" && stored["test_marker_3"] == nil)
+        #expect(stored["format_version"] == "3" && stored["test_marker_3"] == "set" && stored["test_marker_4"] == nil)
 
         let rest = try StoreSchema.migrateSQLiteStore(at: url, migrations: migrations, logger: logger)
-        #expect(rest.fromVersion == 2 && rest.migrations.map(\.version) == [3])
+        #expect(rest.fromVersion == 3 && rest.migrations.map(\.version) == [4])
         stored = try metadata(url)
-        #expect(stored["format_version"] == "3" && stored["test_marker_3"] == "set")
+        #expect(stored["format_version"] == "4" && stored["test_marker_4"] == "set")
         #expect(try StoreSchema.migrateSQLiteStore(at: url, migrations: migrations, logger: logger).isEmpty)
 
         // Migrations only go forward, and only to versions this Lineup knows.
         let back = #expect(throws: StoreError.self) { try StoreSchema.planSQLiteStore(at: url, to: 1, migrations: migrations) }
-        #expect(back?.message.contains("has store schema version 3, past 1: migrations only go forward") == true)
-        let beyond = #expect(throws: StoreError.self) { try StoreSchema.planSQLiteStore(at: url, to: 4, migrations: migrations) }
-        #expect(beyond?.message.contains("there is no store schema version 4; this Lineup knows up to 3") == true)
+        #expect(back?.message.contains("has store schema version 4, past 1: migrations only go forward") == true)
+        let beyond = #expect(throws: StoreError.self) { try StoreSchema.planSQLiteStore(at: url, to: 5, migrations: migrations) }
+        #expect(beyond?.message.contains("there is no store schema version 5; this Lineup knows up to 4") == true)
 
-        // The real Lineup knows version 1 only.
+        // The real Lineup knows versions 1 and 2 only.
         let refused = #expect(throws: StoreError.self) { try PersistentContainer(url: url, model: testModel, logger: logger) }
-        #expect(refused?.message.contains("has store schema version 3; this Lineup knows up to 1") == true)
+        #expect(refused?.message.contains("has store schema version 4; this Lineup knows up to 2") == true)
+    }
+
+    /// A store of version 1 gets the outbox through `lineup migrate`'s migration, which the next
+    /// open then finds done; the table takes what a flush writes into it.
+    @Test func aStoreOfVersion1GetsTheOutboxByMigration() throws {
+        let url = scratch.url.appending(path: "first.sqlite")
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            for statement in SchemaVersion1Fixtures.sqliteStore { try db.execute(sql: statement) }
+        }
+        try queue.close()
+        let status = try StoreSchema.status(ofSQLiteStoreAt: url)
+        #expect(status.version == 1 && status.pending.map(\.name) == ["outbox of jobs enqueued with the data"])
+        let ran = try StoreSchema.migrateSQLiteStore(at: url, logger: logger)
+        #expect(ran.fromVersion == 1 && ran.toVersion == 2)
+        #expect(try metadata(url)["format_version"] == "2")
+
+        let container = try PersistentContainer(url: url, model: testModel, logger: logger)
+        defer { try? container.close() }
+        container.mainContext.performAndWait {
+            container.mainContext.enqueue(OutboxMessage(channel: "test", key: "k1", body: Data("one".utf8)))
+        }
+        try container.flush()
+        #expect(try container.outboxEntries(on: "test", limit: 10).map(\.message.key) == ["k1"])
     }
 
     @Test func aMigrationThatFailsLeavesTheStoreAsItWas() throws {
         let url = try newStore()
-        let migrations = Self.testMigrations(upTo: 3, failing: true)
+        let migrations = Self.testMigrations(upTo: 4, failing: true)
         let error = #expect(throws: StoreError.self) { try StoreSchema.migrateSQLiteStore(at: url, migrations: migrations, logger: logger) }
-        #expect(error?.message.contains("\(url.path): migration 3 (test marker 3) of the store schema failed, and nothing of it was kept") == true)
+        #expect(error?.message.contains("\(url.path): migration 4 (test marker 4) of the store schema failed, and nothing of it was kept") == true)
         let stored = try metadata(url)
-        #expect(stored["format_version"] == "1" && stored["test_marker_2"] == nil, "one transaction: version 2 went with 3")
+        #expect(stored["format_version"] == "2" && stored["test_marker_3"] == nil, "one transaction: version 3 went with 4")
     }
 
     @Test func aPlaceWithoutAStoreHasNothingToMigrateAndAMissingFileIsAnError() throws {
@@ -182,19 +213,19 @@ import Testing
 
         try place.open(model: testModel, logger: logger).close()
         let status = try StoreSchema.status(of: session)
-        #expect(status.version == 1 && status.pending.isEmpty)
+        #expect(status.version == 2 && status.pending.isEmpty)
 
         let migrations = Self.testMigrations(StoreSchema.postgres)
-        #expect(try StoreSchema.plan(of: session, migrations: migrations).migrations.map(\.version) == [2])
+        #expect(try StoreSchema.plan(of: session, migrations: migrations).migrations.map(\.version) == [3])
         let ran = try StoreSchema.migrate(session, migrations: migrations, logger: logger)
-        #expect(ran.fromVersion == 1 && ran.toVersion == 2)
+        #expect(ran.fromVersion == 2 && ran.toVersion == 3)
         #expect(
-            try session.rows("SELECT value FROM lineup_metadata WHERE key IN ('format_version', 'test_marker_2') ORDER BY key")
-                == [[.text("2")], [.text("set")]])
+            try session.rows("SELECT value FROM lineup_metadata WHERE key IN ('format_version', 'test_marker_3') ORDER BY key")
+                == [[.text("3")], [.text("set")]])
         #expect(try StoreSchema.migrate(session, migrations: migrations, logger: logger).isEmpty)
 
         let error = #expect(throws: StoreError.self) { try place.open(model: testModel, logger: logger) }
         #expect(error?.code == .storeNewerThanModel)
-        #expect(error?.message == "\(place.location) has store schema version 2; this Lineup knows up to 1: upgrade Lineup to use it")
+        #expect(error?.message == "\(place.location) has store schema version 3; this Lineup knows up to 2: upgrade Lineup to use it")
     }
 }

@@ -215,7 +215,11 @@ public final class JobDaemon: Service, Sendable {
         if let databaseJobs = opened.databaseJobs {
             try await run(databaseJobs, opened: opened, signals: signals, configuration: configuration, logger: logger)
         } else {
-            try await run(SpoolJobStorage(spool: opened.spool), opened: opened, signals: signals, configuration: configuration, logger: logger)
+            let storage = SpoolJobStorage(spool: opened.spool)
+            // What a stopped daemon's last flushes enqueued and it did not move, before anything is
+            // claimed.
+            storage.deliverOutbox(from: opened.container, jobsWritten: 0, logger: logger)
+            try await run(storage, opened: opened, signals: signals, configuration: configuration, logger: logger)
         }
     }
 

@@ -9,6 +9,8 @@ import Logging
 /// again (at least once).
 final class SpoolJobStorage: JobStorage {
     let spool: SpoolDirectory
+    /// The jobs that tasks enqueued with their data, on their way from the store into the spool.
+    let outbox: SpoolOutbox
     /// The ids read from `done/` and `failed/` and from the ledgers of bulk files not finished,
     /// and the files read already: each file is read once.
     private let settled = Locked(SettledFiles())
@@ -22,6 +24,7 @@ final class SpoolJobStorage: JobStorage {
 
     init(spool: SpoolDirectory) {
         self.spool = spool
+        self.outbox = SpoolOutbox(spool: spool)
     }
 
     var location: String { spool.root.path }
@@ -139,10 +142,11 @@ final class SpoolJobStorage: JobStorage {
         }
     }
 
-    /// Flushes, then files the jobs in `done/` if the flush committed.
+    /// Flushes, then files the jobs in `done/` if the flush committed, then moves the jobs that
+    /// the flush wrote into the outbox into the spool.
     func commit(_ jobs: [FinishedJob<ClaimedJob>], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
         let flush = Result { try container.flush() }
-        guard case .success = flush else {
+        guard case let .success(report) = flush else {
             return CommitOutcome(flush: flush, filed: [])
         }
         let (filed, filingError) = file(jobs, logger: logger)
@@ -151,7 +155,23 @@ final class SpoolJobStorage: JobStorage {
                 if let id = job.report.id { files.outcomes.note(id, .done) }
             }
         }
+        deliverOutbox(from: container, jobsWritten: report.messagesWritten, logger: logger)
         return CommitOutcome(flush: flush, filed: filed, filingError: filingError)
+    }
+
+    /// Moves the jobs in the store's outbox into the spool (see ``SpoolOutbox``): at start, before
+    /// anything is claimed, and after each flush, once its group is filed. What cannot be moved
+    /// now (a full disk) waits in the outbox for the next flush, and does not fail the group's
+    /// acknowledgement.
+    func deliverOutbox(from container: PersistentContainer, jobsWritten: Int, logger: Logger) {
+        guard outbox.hasWork(afterFlushWriting: jobsWritten) else { return }
+        do {
+            try outbox.deliver(from: container, logger: logger)
+        } catch {
+            logger.error(
+                "cannot move the jobs enqueued with the data into the spool; they wait in the outbox for the next flush",
+                metadata: ["store": "\(container.storeLocation)", "error": "\(error)"])
+        }
     }
 
     /// Moves the jobs to `done/` with their reports, as one group (one directory sync for the

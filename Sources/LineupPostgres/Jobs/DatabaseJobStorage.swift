@@ -378,16 +378,22 @@ final class DatabaseJobStorage: SharedJobQueue {
     }
 
     /// Flushes with the jobs' acknowledgement in the same transaction: their rows and their
-    /// `done` commit together, or neither does.
+    /// `done` commit together, or neither does. The jobs that tasks enqueued with their data go
+    /// into the jobs table in that transaction too (see ``jobsTableRoute(_:)``), and so do those
+    /// that flushes of other programs left in the store's outbox.
     func commit(_ jobs: [FinishedJob<ClaimedRow>], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
-        let statements: [FlushStatement]
+        var statements: [FlushStatement]
         do {
             // The notification wakes the daemons for the jobs that waited for these (`after`).
             statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs), FlushStatement(JobDatabase.notification)]
+            statements += try outboxLeftovers(in: container, logger: logger)
         } catch {
             return CommitOutcome(flush: .failure(error), filed: [])
         }
-        let flush = Result { try container.flush(including: statements) }
+        let flush = Result { try container.flush(including: statements, routingOutbox: Self.jobsTableRoute) }
+        if case let .success(report) = flush, report.messagesWritten > 0 {
+            logger.info("jobs enqueued with the data inserted with the flush", metadata: ["jobs": "\(report.messagesWritten)"])
+        }
         if case let .failure(error as StoreError) = flush {
             switch error.code {
             case .unexpectedRowCount:
@@ -414,6 +420,34 @@ final class DatabaseJobStorage: SharedJobQueue {
             }
         }
         return CommitOutcome(flush: flush, filed: Set(jobs.map(\.claimed.claim)))
+    }
+
+    /// What the flush's transaction runs for the jobs that tasks enqueued with their data: their
+    /// insertion into the jobs table, as ``JobDatabase/enqueue(_:)`` inserts, and the notification.
+    /// Each keeps the name it was enqueued under (its outbox key) as its intake key, so that it
+    /// goes in once however it comes.
+    static func jobsTableRoute(_ messages: [OutboxMessage]) throws -> [FlushStatement] {
+        let jobs = messages.filter { $0.channel == OutboxMessage.jobChannel }
+        guard !jobs.isEmpty else { return [] }
+        return try JobDatabase.insertion(of: jobs.map(submission)) + [FlushStatement(JobDatabase.notification)]
+    }
+
+    private static func submission(_ message: OutboxMessage) -> JobDatabase.Submission {
+        JobDatabase.Submission(name: message.key, contents: message.body, intakeKey: "outbox:\(message.key)")
+    }
+
+    /// The statements that move what the store's outbox holds (jobs that a flush of another
+    /// program, `lineup run` or one of its own, wrote there) into the jobs table, in the flush's
+    /// transaction: inserted and deleted together. Two daemons that move one entry at once insert
+    /// it once (its intake key), and delete it once.
+    private func outboxLeftovers(in container: PersistentContainer, logger: Logger) throws -> [FlushStatement] {
+        let entries = try container.outboxEntries(on: OutboxMessage.jobChannel, limit: 500)
+        guard !entries.isEmpty else { return [] }
+        for entry in entries {
+            logger.info("moving a job from the store's outbox into the jobs table", metadata: ["job": "\(entry.message.key)"])
+        }
+        return try JobDatabase.insertion(of: entries.map { Self.submission($0.message) })
+            + [OutboxSQL.removal(of: entries.map(\.id), .postgres), FlushStatement(JobDatabase.notification)]
     }
 
     /// One statement for the whole group, which must change every job of it: a job that another

@@ -81,6 +81,23 @@ public final class JobDatabase: Sendable {
     @discardableResult
     public func enqueue(_ submissions: [Submission]) throws -> Int {
         guard !submissions.isEmpty else { return 0 }
+        let statements = try Self.insertion(of: submissions)
+        return try sessions.withSession { session in
+            try session.transaction {
+                var inserted = 0
+                for statement in statements {
+                    inserted = try session.execute(statement.sql, statement.arguments)
+                }
+                try session.execute(Self.notification)
+                return inserted
+            }
+        }
+    }
+
+    /// The statements that insert `submissions`, in a transaction of the caller's (``enqueue(_:)``'s
+    /// own, or a flush's: the jobs enqueued with the data): the advisory lock of each unique key
+    /// they hold, then the insertion, last. The caller notifies the daemons after them.
+    static func insertion(of submissions: [Submission]) throws -> [FlushStatement] {
         let rows = submissions.enumerated().map { position, submission in
             let file = try? JobFile(data: submission.contents, path: submission.name)
             return SubmittedRow(
@@ -89,48 +106,44 @@ public final class JobDatabase: Sendable {
                 notBefore: file?.notBefore?.timeIntervalSince1970, intakeKey: submission.intakeKey)
         }
         let json = try Self.jsonArgument(rows)
-        let uniqueKeys = Set(rows.compactMap(\.uniqueKey)).sorted()
-        return try sessions.withSession { session in
-            try session.transaction {
-                for key in uniqueKeys {
-                    try session.execute("SELECT pg_advisory_xact_lock(hashtext($1))", [.text(key)])
-                }
-                // A job whose key a queued or running job holds (inserted before, or earlier in
-                // this batch) goes in failed, naming the holder, as a daemon refuses it from a spool.
-                let inserted = try session.execute(
-                    """
-                    WITH submitted AS (
-                        SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(
-                            n integer, name text, job_id text, kind text, after_ids text[], unique_key text, contents text,
-                            not_before float8, intake_key text)
-                    ), ranked AS (
-                        SELECT s.*,
-                            first_value(s.name) OVER (PARTITION BY s.unique_key ORDER BY s.n) AS first_of_key,
-                            row_number() OVER (PARTITION BY s.unique_key ORDER BY s.n) AS rank_in_key
-                        FROM submitted AS s
-                    ), judged AS (
-                        SELECT r.*, CASE WHEN r.unique_key IS NOT NULL THEN COALESCE(
-                            (SELECT h.name FROM lineup_jobs AS h
-                             WHERE h.unique_key = r.unique_key AND h.state IN ('queued', 'running') LIMIT 1),
-                            CASE WHEN r.rank_in_key > 1 THEN r.first_of_key END) END AS holder
-                        FROM ranked AS r
-                    )
-                    INSERT INTO lineup_jobs
-                        (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason)
-                    SELECT name, job_id, kind, COALESCE(after_ids, '{}'), unique_key, decode(contents, 'base64'),
-                           COALESCE(to_timestamp(not_before), now()), intake_key,
-                           CASE WHEN holder IS NULL THEN 'queued' ELSE 'failed' END,
-                           CASE WHEN holder IS NULL THEN NULL ELSE now() END,
-                           CASE WHEN holder IS NULL THEN NULL ELSE
-                               name || '.job.json: duplicate job: refused: job ' || holder || ' holds uniqueKey `'
-                               || unique_key || '` and is queued or running' END
-                    FROM judged ORDER BY n
-                    ON CONFLICT (intake_key) DO NOTHING
-                    """, [json])
-                try session.execute(Self.notification)
-                return inserted
-            }
+        // One key's enqueuers take turns.
+        let locks = Set(rows.compactMap(\.uniqueKey)).sorted().map { key in
+            FlushStatement("SELECT pg_advisory_xact_lock(hashtext($1))", arguments: [.text(key)])
         }
+        // A job whose key a queued or running job holds (inserted before, or earlier in this
+        // batch) goes in failed, naming the holder, as a daemon refuses it from a spool.
+        return locks + [
+            FlushStatement(
+                """
+                WITH submitted AS (
+                    SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(
+                        n integer, name text, job_id text, kind text, after_ids text[], unique_key text, contents text,
+                        not_before float8, intake_key text)
+                ), ranked AS (
+                    SELECT s.*,
+                        first_value(s.name) OVER (PARTITION BY s.unique_key ORDER BY s.n) AS first_of_key,
+                        row_number() OVER (PARTITION BY s.unique_key ORDER BY s.n) AS rank_in_key
+                    FROM submitted AS s
+                ), judged AS (
+                    SELECT r.*, CASE WHEN r.unique_key IS NOT NULL THEN COALESCE(
+                        (SELECT h.name FROM lineup_jobs AS h
+                         WHERE h.unique_key = r.unique_key AND h.state IN ('queued', 'running') LIMIT 1),
+                        CASE WHEN r.rank_in_key > 1 THEN r.first_of_key END) END AS holder
+                    FROM ranked AS r
+                )
+                INSERT INTO lineup_jobs
+                    (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason)
+                SELECT name, job_id, kind, COALESCE(after_ids, '{}'), unique_key, decode(contents, 'base64'),
+                       COALESCE(to_timestamp(not_before), now()), intake_key,
+                       CASE WHEN holder IS NULL THEN 'queued' ELSE 'failed' END,
+                       CASE WHEN holder IS NULL THEN NULL ELSE now() END,
+                       CASE WHEN holder IS NULL THEN NULL ELSE
+                           name || '.job.json: duplicate job: refused: job ' || holder || ' holds uniqueKey `'
+                           || unique_key || '` and is queued or running' END
+                FROM judged ORDER BY n
+                ON CONFLICT (intake_key) DO NOTHING
+                """, arguments: [json])
+        ]
     }
 
     /// The number of jobs in each state (queued ones due or not).

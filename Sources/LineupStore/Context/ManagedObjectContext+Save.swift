@@ -29,13 +29,20 @@ extension ManagedObjectContext {
     /// ``PersistentContainer/flush(including:)``); only the writer, which writes to the store,
     /// takes statements. They are written even when there is no row to write. When the store
     /// refuses the transaction, nothing changes here, as for any failed save.
-    func save(attaching statements: [FlushStatement]) throws {
+    ///
+    /// The messages enqueued here (``enqueue(_:)``) move with the changes: into the parent, or, at
+    /// the writer, into the same transaction, as the statements `routeOutbox` makes of them (by
+    /// default the store's outbox insertions; see ``PersistentContainer/flush(including:routingOutbox:)``).
+    func save(attaching statements: [FlushStatement], routingOutbox routeOutbox: OutboxRoute? = nil) throws {
         preconditionOnQueue()
         if !statements.isEmpty, case .context = parent {
             preconditionFailure("\(name): only the writer, whose parent is the store, saves with statements")
         }
         guard hasChanges else {
-            if !statements.isEmpty { try writeToStore(ChangeSet(), attaching: statements) }
+            let messages = outbox
+            if !statements.isEmpty || !messages.isEmpty {
+                try pushWithoutChanges(messages, attaching: statements, routingOutbox: routeOutbox)
+            }
             return
         }
         postObjectsDidChange()
@@ -59,10 +66,14 @@ extension ManagedObjectContext {
             }
         }
         let changes = pendingChanges()
+        // Read after the will-save observers, which may enqueue too.
+        let messages = outbox
         guard !changes.isEmpty else {
             // Only deletions merged from other saves, whose rows are gone already: nothing to push
-            // but the statements.
-            if !statements.isEmpty { try writeToStore(changes, attaching: statements) }
+            // but the statements and the messages.
+            if !statements.isEmpty || !messages.isEmpty {
+                try pushWithoutChanges(messages, attaching: statements, routingOutbox: routeOutbox)
+            }
             adoptSaved([:])
             return
         }
@@ -72,11 +83,16 @@ extension ManagedObjectContext {
             let policy = mergePolicy
             waitWhileBacklogged()
             exceptions = try parentContext.performAndWait {
-                try parentContext.accept(changes, policy: policy, from: self)
+                let exceptions = try parentContext.accept(changes, policy: policy, from: self)
+                // Only once the changes are in: a refused save leaves its messages here with them.
+                parentContext.acceptOutbox(messages)
+                return exceptions
             }
         case .store:
-            exceptions = try writeToStore(changes, attaching: statements)
+            exceptions = try writeToStore(
+                changes, attaching: statements + outboxStatements(for: messages, routingOutbox: routeOutbox))
         }
+        outbox.removeFirst(messages.count)
         adoptSaved(exceptions)
         savedRowChangeCount += changes.count
         postDidSave(ContextDidSave(changes: changes, exceptions: exceptions))
@@ -85,10 +101,33 @@ extension ManagedObjectContext {
         notifyChildren(of: ContextDidSave(changes: changes, exceptions: exceptions), except: nil)
     }
 
+    /// A save of messages and statements alone: into the parent, or into one transaction of the
+    /// store. The messages stay here if it fails.
+    private func pushWithoutChanges(
+        _ messages: [OutboxMessage], attaching statements: [FlushStatement], routingOutbox routeOutbox: OutboxRoute?
+    ) throws {
+        switch parent {
+        case let .context(parentContext):
+            parentContext.performAndWait { parentContext.acceptOutbox(messages) }
+        case .store:
+            try writeToStore(ChangeSet(), attaching: statements + outboxStatements(for: messages, routingOutbox: routeOutbox))
+        }
+        outbox.removeFirst(messages.count)
+    }
+
+    /// What the writer's transaction runs for `messages`: the route's statements, or by default
+    /// the store's outbox insertions.
+    private func outboxStatements(for messages: [OutboxMessage], routingOutbox routeOutbox: OutboxRoute?) throws -> [FlushStatement] {
+        guard !messages.isEmpty else { return [] }
+        if let routeOutbox { return try routeOutbox(messages) }
+        let dialect = store.dialect
+        return messages.map { OutboxSQL.insertion(of: $0, dialect) }
+    }
+
     /// The writer's write: `changes` and `statements` in one transaction of the store, the write
     /// gate held meanwhile.
     @discardableResult
-    private func writeToStore(_ changes: ChangeSet, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
+    func writeToStore(_ changes: ChangeSet, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
         do {
             writeGate.beginWrite()
             defer { writeGate.endWrite() }
@@ -117,7 +156,8 @@ extension ManagedObjectContext {
     }
 
     /// Restores the committed values of updated objects, forgets inserted objects and un-deletes
-    /// the objects deleted here; drops the changes received from children too.
+    /// the objects deleted here; drops the changes received from children too, and the messages
+    /// enqueued here or received from children.
     ///
     /// An object deleted by a merged save of another context stays deleted: its row is gone, and
     /// un-deleting it would leave an object that no save can store (Core Data's rollback un-deletes
@@ -149,10 +189,12 @@ extension ManagedObjectContext {
         changedObjects = [:]
         insertedInOrder = []
         childChanges = ChangeSet()
+        outbox = []
         needsPublish = true
     }
 
-    /// Forgets every object, with or without changes. Objects handed out before are detached.
+    /// Forgets every object, with or without changes, and every message not saved yet. Objects
+    /// handed out before are detached.
     public func reset() {
         preconditionOnQueue()
         for object in changedObjects.values {
@@ -161,6 +203,7 @@ extension ManagedObjectContext {
         changedObjects = [:]
         insertedInOrder = []
         childChanges = ChangeSet()
+        outbox = []
         registry = [:]
         faultBatches = [:]
         registryCountAtLastPurge = 0

@@ -77,6 +77,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var insertedInOrder: [ManagedObject] = []
     /// Changes received from child saves for rows that have no object here (yet).
     var childChanges = ChangeSet()
+    /// Messages enqueued here or saved into here by children, in that order, waiting for the
+    /// next save to move them up with the changes (see `ManagedObjectContext+Outbox.swift`).
+    var outbox: [OutboxMessage] = []
     /// How many row changes (inserts, updates, deletes) this context's saves have pushed to its
     /// parent so far. Read it on the context's queue. A job runner reports it when a job that
     /// saved in chunks fails: those chunks are in the parent, and may reach the disk.

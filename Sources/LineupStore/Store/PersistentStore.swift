@@ -29,6 +29,8 @@ package protocol PersistentStore: AnyObject, Sendable {
     var model: ManagedObjectModel { get }
     /// Where the store is, for messages (a path, or a database URL without its password).
     var location: String { get }
+    /// The SQL its statements are spelled in (the outbox's, ``OutboxSQL``, among them).
+    var dialect: SQLDialect { get }
 
     /// A block of primary keys for one context's inserts. Keys of a block that is not used up
     /// are simply never used: keys only need to be unique. Cannot fail, since inserting an object
@@ -75,6 +77,9 @@ package protocol PersistentStore: AnyObject, Sendable {
         entity: EntityDescription, matching predicate: PredicateNode,
         assignments: [(property: Int, value: StoreValue)]?, watched: [ObjectID], collectingIDs: Bool
     ) throws -> BatchOutcome
+    /// The oldest messages of `channel` in the store's outbox (`lineup_outbox`), at most `limit`,
+    /// as committed: what flushes wrote and no reader removed yet.
+    func outboxEntries(on channel: String, limit: Int, reader: StoreReader) throws -> [OutboxEntry]
     /// Whether a save failed because a unique index of the database already holds a key: the
     /// writer then names the rows, as the contexts' own check would.
     func isUniqueKeyViolation(_ error: StoreError) -> Bool

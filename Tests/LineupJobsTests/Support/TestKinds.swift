@@ -228,6 +228,35 @@ final class CopyFileTask: JobTask, @unchecked Sendable {
     }
 }
 
+/// Inserts a row and enqueues, with it, an `insert-rows` job of one row for each of
+/// `followUps` (their ids); then fails if `fails` says so (a failed attempt: nothing of it kept).
+final class EnqueueFollowUpsTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        let followUps: [String]
+        let fails: Bool?
+    }
+
+    let parameters: Parameters
+
+    init(request: JobRequest, parameters: Parameters) {
+        self.parameters = parameters
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let row = TestRow(context: context)
+        row.label = jobID
+        try context.enqueue(
+            contentsOf: parameters.followUps.map { id in
+                try JobFile(kind: "insert-rows", id: id, parameters: ["count": 1, "label": .string(id)])
+            })
+        if parameters.fails == true {
+            throw JobError(.jobFailed, "planned failure after enqueueing", isRetryable: false)
+        }
+        return JobOutcome(summary: "enqueued \(parameters.followUps.count) follow-ups")
+    }
+}
+
 /// The kinds of the tests, with the latch that `slow` jobs wait for and the one they open
 /// once running.
 func testRegistry(
@@ -271,6 +300,9 @@ func testRegistry(
     }
     registry.register("save-then-fail", parameters: SaveThenFailTask.Parameters.self) { request, parameters in
         SaveThenFailTask(request: request, parameters: parameters)
+    }
+    registry.register("enqueue-follow-ups", parameters: EnqueueFollowUpsTask.Parameters.self) { request, parameters in
+        EnqueueFollowUpsTask(request: request, parameters: parameters)
     }
     registry.register("count-rows") { request in
         CountRowsTask(request: request)

@@ -1,5 +1,6 @@
-/// The versions of a store's own tables: `lineup_metadata`, and on PostgreSQL the sequences that
-/// hand out blocks of keys and row versions.
+/// The versions of a store's own tables: `lineup_metadata`, the outbox (`lineup_outbox`, of the
+/// jobs enqueued with the data: version 2), and on PostgreSQL the sequences that hand out blocks
+/// of keys and row versions.
 ///
 /// The entities' tables are not part of it: they follow the model, and opening a store with a
 /// model that adds entities or optional properties migrates them in place
@@ -22,7 +23,12 @@ package enum StoreSchema {
         migrations: [
             SchemaMigration(
                 version: 1, name: "metadata table",
-                statements: ["CREATE TABLE lineup_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)"])
+                statements: ["CREATE TABLE lineup_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)"]),
+            SchemaMigration(
+                version: 2, name: "outbox of jobs enqueued with the data",
+                statements: [
+                    "CREATE TABLE lineup_outbox (id INTEGER PRIMARY KEY, channel TEXT NOT NULL, key TEXT NOT NULL UNIQUE, body BLOB NOT NULL)"
+                ]),
         ],
         recording: recording)
 
@@ -38,7 +44,16 @@ package enum StoreSchema {
                     // out: a later change of block size is a migration of its own.
                     "CREATE SEQUENCE lineup_primary_keys INCREMENT BY 4096",
                     "CREATE SEQUENCE lineup_stamps INCREMENT BY 65536",
-                ])
+                ]),
+            // The PostgreSQL daemon writes the jobs enqueued with the data into its jobs table, in
+            // the flush's transaction; the outbox keeps those of a flush that no daemon made (a
+            // program of its own, `lineup run`) until a daemon moves them there.
+            SchemaMigration(
+                version: 2, name: "outbox of jobs enqueued with the data",
+                statements: [
+                    "CREATE TABLE lineup_outbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, channel TEXT NOT NULL, "
+                        + "key TEXT COLLATE \"C\" NOT NULL UNIQUE, body BYTEA NOT NULL)"
+                ]),
         ],
         recording: recording)
 
