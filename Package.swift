@@ -224,6 +224,16 @@ let package = Package(
             dependencies: ["LineupJobs", "LineupStore", .product(name: "Logging", package: "swift-log")],
             path: "Examples/NoteDaemon"
         ),
+        // An example service: an HTTP endpoint records a surf session and, in the same save,
+        // enqueues a statistics job; it runs its own daemon (a CLI test drives it over HTTP).
+        .executableTarget(
+            name: "surf-sessions",
+            dependencies: [
+                "LineupJobs", "LineupStore", "LineupSpool", "SurfJournal", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/SurfSessions"
+        ),
         // The example's tests, written with LineupTesting as a user would write theirs.
         .testTarget(
             name: "NoteDaemonTests",
@@ -279,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "LineupCLITests",
             dependencies: [
-                "lineupd", "lineup", "note-daemon", "LineupAllocator", "LineupSpool", "LineupJobs", "LineupServer", "BuoyXML",
+                "lineupd", "lineup", "note-daemon", "surf-sessions", "LineupAllocator", "LineupSpool", "LineupJobs", "LineupServer", "BuoyXML",
                 "LineupTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

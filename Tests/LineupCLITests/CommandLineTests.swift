@@ -28,7 +28,7 @@ struct CommandLineTests {
                     "--store", "--database", "--lease", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
                     "--flush-when-idle/--no-flush-when-idle", "--flush-row-limit", "--flush-job-limit", "--grace-period", "--log-level",
                     "--keep-done", "--timeout",
-                    "--http-address", "--http-token-file", "--log-format", "-h,",
+                    "--http-address", "--http-token-file", "--allowed-host", "--log-format", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
         }

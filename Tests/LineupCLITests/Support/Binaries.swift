@@ -49,6 +49,11 @@ enum Binaries {
         get throws { try executable("note-daemon") }
     }
 
+    /// The example service of `Examples/SurfSessions`.
+    static var surfSessions: URL {
+        get throws { try executable("surf-sessions") }
+    }
+
     private static func executable(_ name: String) throws -> URL {
         guard let productsDirectory else {
             throw HarnessError(
