@@ -1,5 +1,6 @@
 import Foundation
 import LineupJobs
+import LineupLocking
 import LineupSpool
 
 extension JobTester {
@@ -17,6 +18,8 @@ extension JobTester {
     public func drain() async throws -> DrainReport {
         let doneBefore = Set(try spool.entries(.done).map(\.fileName))
         let failedBefore = Set(try spool.entries(.failed).map(\.fileName))
+        draining.withLock { $0 = true }
+        defer { draining.withLock { $0 = false } }
         var previous: Progress?
         while true {
             daemon.claimAvailableJobs()

@@ -40,6 +40,12 @@ extension JobTester {
         try await run(JobFile(kind: kind, parameters: parameters, options: options))
     }
 
+    /// Flushes the main context to disk as the daemon's flush does; the jobs that the flushed
+    /// changes enqueued (`context.enqueue(_:)`) are in the spool when it returns.
+    public func flush() async throws {
+        _ = try await daemon.flush()
+    }
+
     /// Starts `task` on a thread of its own, as an OperationQueue would, and returns once it has
     /// finished: never on a thread of the cooperative pool, which an ``AsyncJobTask``'s wait for
     /// its own work would block.

@@ -1,5 +1,6 @@
 public import Foundation
 public import LineupJobs
+import LineupLocking
 public import LineupSpool
 public import LineupStore
 import Logging
@@ -28,7 +29,9 @@ import Logging
 /// - ``drain()`` has the daemon run every job that is due, flush, and repeat until nothing is
 ///   due; ``advance(by:)`` moves the clock (scheduled jobs, retries, cron, time limits).
 ///
-/// Nothing sleeps: waits end on the daemon's events, and time moves only when the test says.
+/// The daemon claims only while the test drains: what the code under test enqueues stays in
+/// the spool, to be looked at, until then. Nothing sleeps: waits end on the daemon's events, and
+/// time moves only when the test says.
 /// Retries wait their full backoff (no jitter), so that a test knows when they are due.
 public final class JobTester: Sendable {
     /// The clock of the jobs' schedules.
@@ -41,14 +44,17 @@ public final class JobTester: Sendable {
     public let directory: URL
     /// The configuration's recurring jobs, which the tester enqueues on its clock.
     let cron: [CronJob]
+    /// Whether the daemon may claim: only while the test drains.
+    let draining: Locked<Bool>
     let activity: ActivitySignal
     let logger: Logger
 
     init(
-        clock: TestClock, daemon: JobDaemon, spool: SpoolDirectory, directory: URL, cron: [CronJob], activity: ActivitySignal,
-        logger: Logger
+        clock: TestClock, daemon: JobDaemon, spool: SpoolDirectory, directory: URL, cron: [CronJob], draining: Locked<Bool>,
+        activity: ActivitySignal, logger: Logger
     ) {
         self.cron = cron
+        self.draining = draining
         self.clock = clock
         self.daemon = daemon
         self.spool = spool

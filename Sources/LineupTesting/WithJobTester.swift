@@ -2,6 +2,7 @@ import Foundation
 public import LineupJobs
 public import LineupStore
 public import Logging
+import LineupLocking
 import LineupSpool
 
 /// Runs `body` with a ``JobTester``: a daemon with `model` and `registry` over a new temporary
@@ -42,6 +43,8 @@ public func withJobTester<Result: Sendable>(
 
     var hooks = JobDaemon.Hooks(randomJitter: { 1 })
     hooks.clock = clock.daemonClock
+    let draining = Locked(false)
+    hooks.mayClaim = { draining.withLock { $0 } }
     let daemon = JobDaemon(configuration: configuration, registry: registry, model: model, logger: logger, hooks: hooks)
     let spool = try SpoolDirectory(root: configuration.spoolURL, durability: configuration.spoolDurability, now: clock.daemonClock.now)
     let activity = ActivitySignal()
@@ -62,7 +65,8 @@ public func withJobTester<Result: Sendable>(
         preconditionFailure("the daemon stopped without starting and without an error")
     }
     let tester = JobTester(
-        clock: clock, daemon: daemon, spool: spool, directory: directory, cron: cron, activity: activity, logger: logger)
+        clock: clock, daemon: daemon, spool: spool, directory: directory, cron: cron, draining: draining, activity: activity,
+        logger: logger)
     tester.enqueueDueRecurringJobs()
     let result: Swift.Result<Result, any Error>
     do {

@@ -51,6 +51,29 @@ import Testing
         }
     }
 
+    @Test func jobsEnqueuedInASaveAreCapturedOnceTheSaveIsOnDiskAndNotBefore() async throws {
+        try await withJobTester(model: noteModel, registry: noteRegistry()) { tester in
+            // Code under test: records a note and, in the same save, the job that follows it up.
+            let context = tester.container.newTaskContext(name: "code under test")
+            try context.performAndWait {
+                Note(context: context).text = "draft"
+                try context.enqueue(JobFile(kind: "add-note", parameters: AddNote(text: "follow-up"), options: JobOptions(id: "follow-up")))
+                try context.save()
+            }
+            #expect(try tester.enqueued().isEmpty, "saved into main, not on disk yet")
+            // A context that is rolled back enqueues nothing.
+            let discarded = tester.container.newTaskContext(name: "discarded")
+            try discarded.performAndWait {
+                try discarded.enqueue(JobFile(kind: "add-note", parameters: AddNote(text: "never")))
+                discarded.rollback()
+            }
+            try await tester.flush()
+            #expect(try tester.enqueued().map(\.id) == ["follow-up"])
+            #expect(try await tester.drain().done("follow-up") != nil)
+            #expect(try notesOnDisk(tester) == 2)
+        }
+    }
+
     @Test func aScheduledJobRunsOnlyOnceTheClockReachesItsTime() async throws {
         try await withJobTester(model: noteModel, registry: noteRegistry()) { tester in
             try signUp("ada", client: tester.client, now: tester.clock.now)

@@ -61,6 +61,9 @@ public final class JobDaemon: Service, Sendable {
         public var watchdog: Watchdog?
         /// The clock of the jobs' schedules; LineupTesting's `TestClock` replaces the system's.
         package var clock = DaemonClock.system
+        /// Whether the runner may claim jobs now. Always, in a daemon; LineupTesting's daemon
+        /// claims only while its test drains, so that what a test enqueues stays to be looked at.
+        package var mayClaim: @Sendable () -> Bool = { true }
 
         /// Makes the hooks; by default none, with a uniformly random jitter and no watchdog.
         public init(
@@ -273,7 +276,7 @@ public final class JobDaemon: Service, Sendable {
         JobRunner(
             jobs: jobs, statusDirectory: spool.root, container: container, registry: registry, paths: configuration.pathPolicy,
             settings: RunnerSettings(configuration, logger: logger), events: broadcaster, jitter: hooks.randomJitter,
-            clock: hooks.clock, flushFailureTimeoutExpired: { [weak self] reason in
+            clock: hooks.clock, mayClaim: hooks.mayClaim, flushFailureTimeoutExpired: { [weak self] reason in
                 guard let self else { return }
                 let error = DaemonError(.flushesFailing, path: configuration.storeLocation, reason)
                 self.state.withLock { $0.stopReason = $0.stopReason ?? error }

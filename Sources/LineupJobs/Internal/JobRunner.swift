@@ -51,6 +51,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     let jitter: @Sendable () -> Double
     /// The clock of the jobs' schedules (notBefore, retries, time limits, dependency waits).
     let clock: DaemonClock
+    /// Whether claiming is allowed now (see `JobDaemon.Hooks.mayClaim`).
+    let mayClaim: @Sendable () -> Bool
     let startedAt = Date()
     /// Whether a claim asked for by ``claimAvailable()`` has not reached the coordinator yet.
     let claimPending = Atomic<Bool>(false)
@@ -86,9 +88,11 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     init(
         jobs: Storage, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
         settings: RunnerSettings, events: EventBroadcaster, jitter: @escaping @Sendable () -> Double,
-        clock: DaemonClock = .system, flushFailureTimeoutExpired: @escaping @Sendable (String) -> Void = { _ in }
+        clock: DaemonClock = .system, mayClaim: @escaping @Sendable () -> Bool = { true },
+        flushFailureTimeoutExpired: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.clock = clock
+        self.mayClaim = mayClaim
         self.flushFailureTimeoutExpired = flushFailureTimeoutExpired
         self.jobs = jobs
         self.statusDirectory = statusDirectory
@@ -173,7 +177,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     func claimWhileRoom() {
         assertOnCoordinator()
         let window = settings.withLock { $0.configuration.effectiveClaimWindow }
-        while !isStopping, queuedTaskCount + dependencies.parkedOnJobsInHandCount < window, !isClaimingPaused {
+        while !isStopping, queuedTaskCount + dependencies.parkedOnJobsInHandCount < window, !isClaimingPaused, mayClaim() {
             let claimed: Storage.Held?
             do {
                 claimed = try jobs.claimNext()
