@@ -8,7 +8,7 @@ import Testing
 
 @testable import note_daemon
 
-@Suite(.timeLimit(.minutes(1))) struct NoteDaemonTests {
+@Suite(.timeLimit(.minutes(2))) struct NoteDaemonTests {
     @Test func addNoteStoresItsText() async throws {
         try await withJobTester(model: Notes.model, registry: Notes.registry) { tester in
             let run = try await tester.run("add-note", AddNote(text: "hello"))

@@ -120,6 +120,10 @@ public final class BuoyFeedFetcher: Sendable {
             case 301, 302, 303, 307, 308:
                 redirects += 1
                 let next = try Self.redirectTarget(of: response, from: current, redirects: redirects, policy: policy)
+                // Read the redirect's own (small) body, so that its connection goes back to the
+                // pool for the next hop rather than a new one being opened; a large one is dropped,
+                // which closes its connection.
+                _ = try? await response.body.collect(upTo: 64 << 10)
                 logger.debug("redirected", metadata: ["url": "\(current.absoluteString)", "to": "\(next.absoluteString)", "status": "\(status)"])
                 current = next
             default:

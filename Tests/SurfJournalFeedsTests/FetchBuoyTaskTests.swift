@@ -144,8 +144,9 @@ struct FetchBuoyTaskTests {
             let error = try await fixture.runFailing(server.url("/feed"))
             #expect(error.isRetryable)
             #expect(error.message.contains("no complete answer within 2 s"), "\(error)")
-            // Well short of the server's minute, with room for a loaded machine.
-            #expect(ContinuousClock.now - start < .seconds(30))
+            // Short of the server's minute, with room for a loaded machine (ThreadSanitizer beside
+            // the other suites took 42 s).
+            #expect(ContinuousClock.now - start < .seconds(55))
         }
     }
 }
