@@ -53,12 +53,7 @@ public struct JobClient: Sendable {
     @discardableResult
     public func enqueue(contentsOf jobs: [JobFile], name: String = "jobs") throws -> EnqueueReceipt {
         precondition(!jobs.isEmpty, "enqueue(contentsOf:) needs at least one job")
-        var lines = Data()
-        for job in jobs {
-            lines.append(try job.encoded())
-            lines.append(UInt8(ascii: "\n"))
-        }
-        return try destination.enqueue(jobLines: lines, name: name)
+        return try destination.enqueue(jobLines: SpoolDirectory.jobLines(of: jobs), name: name)
     }
 
     /// Enqueues job lines as they are (one job file a line, JSON Lines), all at once; a line

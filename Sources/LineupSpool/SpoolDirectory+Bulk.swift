@@ -65,12 +65,17 @@ extension SpoolDirectory {
     /// Enqueues `jobs` as one bulk file, in their order.
     @discardableResult
     public func enqueueBulk(_ jobs: [JobFile]) throws(SpoolError) -> SpoolEntry {
+        try enqueueBulk(contents: Self.jobLines(of: jobs))
+    }
+
+    /// `jobs` as a bulk file's contents: one job file a line, in their order.
+    static func jobLines(of jobs: [JobFile]) throws(SpoolError) -> Data {
         var contents = Data()
         for job in jobs {
             contents.append(try job.encoded())
             contents.append(UInt8(ascii: "\n"))
         }
-        return try enqueueBulk(contents: contents)
+        return contents
     }
 
     /// Returns every claimed bulk to `new/` (its ledger stays in `active/`) as soon as the lines

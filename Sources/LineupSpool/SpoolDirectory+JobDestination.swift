@@ -10,6 +10,6 @@ extension SpoolDirectory: JobDestination {
     /// not used: a bulk file's jobs are named after it.
     public func enqueue(jobLines contents: Data, name: String) throws -> EnqueueReceipt {
         let entry = try enqueueBulk(contents: contents)
-        return EnqueueReceipt(jobs: Self.jobLines(ofBulk: contents).count, location: entry.url.path)
+        return EnqueueReceipt(jobs: Self.bulkLineRanges(of: contents).count, location: entry.url.path)
     }
 }

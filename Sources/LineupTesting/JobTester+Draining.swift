@@ -23,10 +23,14 @@ extension JobTester {
         var previous: Progress?
         while true {
             daemon.claimAvailableJobs()
-            let progress = try await settle()
+            let status = try await settle()
             _ = try await daemon.flush()
-            let queuedAndDue = try spool.queueSummary(now: clock.now).oldestDueSince != nil
-            if !queuedAndDue || progress == previous {
+            // After the flush: it may have moved jobs enqueued with the data into the spool.
+            let queue = try spool.queueSummary(now: clock.now)
+            let progress = Progress(
+                queuedInSpool: queue.count, waitingForRetry: status.waitingForRetry,
+                waitingForDependencies: status.waitingForDependencies, awaitingFlush: status.awaitingFlush)
+            if queue.oldestDueSince == nil || progress == previous {
                 break
             }
             previous = progress
@@ -60,17 +64,15 @@ extension JobTester {
         var awaitingFlush: Int
     }
 
-    /// Waits until no task runs or waits for a thread; returns what is left.
-    private func settle() async throws -> Progress {
+    /// Waits until no task runs or waits for a thread; returns the runner's status then.
+    private func settle() async throws -> DaemonStatus {
         while true {
             let seen = activity.version
             guard let status = await daemon.status() else {
                 throw JobTesterError("the tester's daemon stopped")
             }
             if status.running.isEmpty, status.queued == 0 {
-                return Progress(
-                    queuedInSpool: try spool.queueSummary(now: clock.now).count, waitingForRetry: status.waitingForRetry,
-                    waitingForDependencies: status.waitingForDependencies, awaitingFlush: status.awaitingFlush)
+                return status
             }
             await activity.wait(after: seen)
         }

@@ -23,16 +23,11 @@ extension JobTester {
             return InlineRun(result: .failed(error), report: nil)
         }
         await Self.startOnAThreadOfItsOwn(task)
-        let result = task.result ?? .cancelled
-        guard case let .succeeded(outcome) = result else {
-            return InlineRun(result: result, report: nil)
+        let report = task.resultReport(name: id, id: job.id, kind: job.kind, attempt: attempt, now: clock.now)
+        if report != nil {
+            try await flush()
         }
-        _ = try await daemon.flush()
-        let finishedAt = task.finishedAt ?? clock.now
-        let report = JobResultReport(
-            name: id, id: job.id, kind: job.kind, attempts: attempt, startedAt: task.startedAt ?? finishedAt,
-            finishedAt: finishedAt, details: outcome.reportDetails)
-        return InlineRun(result: result, report: report)
+        return InlineRun(result: task.result ?? .cancelled, report: report)
     }
 
     /// Runs a job of `kind` with `parameters` inline (see ``run(_:attempt:)``).

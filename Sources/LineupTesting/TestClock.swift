@@ -59,11 +59,6 @@ public final class TestClock: Sendable {
         }
     }
 
-    /// How many timers wait for the clock to move.
-    public var pendingTimers: Int {
-        state.withLock { $0.timers.count }
-    }
-
     /// The clock as the daemon takes it.
     package var daemonClock: DaemonClock {
         DaemonClock(now: { [self] in now }, schedule: { [self] delay, queue, action in schedule(after: delay, on: queue, action) })

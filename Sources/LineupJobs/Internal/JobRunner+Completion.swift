@@ -12,11 +12,10 @@ extension JobRunner {
     func stageReport(
         of task: JobTask, claimed: Storage.Held, id: String?, kind: String, attempt: Int
     ) -> FinishedJob<Storage.Held>? {
-        guard case let .succeeded(outcome) = task.finalResult else { return nil }
-        let now = Date()
-        let report = JobResultReport(
-            name: claimed.name, id: id, kind: kind, attempts: attempt, interruptions: claimed.interruptions,
-            startedAt: task.startedAt ?? now, finishedAt: task.finishedAt ?? now, details: outcome.reportDetails)
+        guard
+            let report = task.resultReport(
+                name: claimed.name, id: id, kind: kind, attempt: attempt, interruptions: claimed.interruptions, now: Date())
+        else { return nil }
         return committer.stage(report, of: claimed, logger: logger)
     }
 
