@@ -41,6 +41,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // `swift package generate-documentation` for the DocC catalogs of LineupStore and LineupJobs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Spans of attempts and flushes, and the trace context a job carries from its enqueuer.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // lineupd's exporter of those spans, over OTLP/HTTP only: its gRPC trait would bring
+        // grpc-swift and nio-http2 into every build.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // The one lock type the other modules share.
@@ -58,7 +63,12 @@ let package = Package(
         ),
         // The job file format and the spool directory protocol. Foundation (and the lock) only,
         // so that any producer of jobs can link it without SQLite or libxml2.
-        .target(name: "LineupSpool", dependencies: ["LineupLocking"]),
+        // Instrumentation (and ServiceContext, which it needs) is small and pure Swift: job files
+        // take the enqueuer's trace context from it (`traceparent`).
+        .target(
+            name: "LineupSpool",
+            dependencies: ["LineupLocking", .product(name: "Instrumentation", package: "swift-distributed-tracing")]
+        ),
         // Task operations, the runner, the flush scheduler and the daemon lifecycle.
         .target(
             name: "LineupJobs",
@@ -69,6 +79,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The PostgreSQL store and the jobs table that several daemons share (DESIGN §6).
@@ -174,6 +185,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // The OTLP exporter of the spans (`--otel-endpoint`): the binary's choice, as
+                // the log handler is.
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             linkerSettings: linksJemalloc
         ),
@@ -290,8 +305,14 @@ let package = Package(
             name: "LineupCLITests",
             dependencies: [
                 "lineupd", "lineup", "note-daemon", "surf-sessions", "LineupAllocator", "LineupSpool", "LineupJobs", "LineupServer", "BuoyXML",
-                "LineupTestSupport",
+                "LineupTestSupport", "LineupLocking",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The tracing test: a span of its own around the enqueue, and a loopback OTLP
+                // receiver for lineupd's exporter.
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ],

@@ -34,6 +34,13 @@ extension JobFile {
             kind: kind, id: options.id, after: options.after, maxAttempts: options.maxAttempts,
             baseDelay: options.baseDelay.map(Self.seconds), timeout: options.timeout.map(Self.seconds),
             uniqueKey: options.uniqueKey, notBefore: options.notBefore, parameters: parameters)
+        // Given trace context replaces the current one, and its tracestate goes with it.
+        if options.traceparent != nil || options.tracestate != nil {
+            var fields = self.fields
+            fields["traceparent"] = options.traceparent.map { JSONValue.string($0) }
+            fields["tracestate"] = options.tracestate.map { JSONValue.string($0) }
+            self = try JobFile(fields: fields, source: nil, path: nil)
+        }
     }
 
     /// A duration in seconds, as the job file keeps it.

@@ -12,6 +12,8 @@ extension JobFile {
         var timeout: Double?
         var uniqueKey: String?
         var notBefore: Date?
+        var traceparent: String?
+        var tracestate: String?
 
         init(_ fields: [String: JSONValue], path: String?) throws(SpoolError) {
             let reader = JobFileFieldReader(fields: fields, path: path)
@@ -25,6 +27,7 @@ extension JobFile {
             maxAttempts = try reader.integer("maxAttempts", atLeast: 1)
             uniqueKey = try reader.string("uniqueKey")
             notBefore = try reader.date("notBefore")
+            (traceparent, tracestate) = try JobFile.traceContext(of: reader)
             baseDelay = try reader.seconds(
                 "baseDelay", isValid: { $0.isFinite && $0 >= 0 }, expected: { _ in "a finite number of seconds, 0 or more" })
             // A year at most: beyond it the value is a mistake, and it must fit a Duration.

@@ -3,7 +3,7 @@ public import Foundation
 /// A job file: what a producer drops in the spool and what the daemon runs.
 ///
 /// A job file is one JSON object. `kind` is required; `id`, `after`, `maxAttempts`,
-/// `baseDelay`, `timeout`, `uniqueKey` and `notBefore` are optional and mean the same for every kind; every other field belongs to
+/// `baseDelay`, `timeout`, `uniqueKey`, `notBefore`, `traceparent` and `tracestate` are optional and mean the same for every kind; every other field belongs to
 /// the kind, which decodes it with ``parameters(as:)``:
 ///
 /// ```json
@@ -21,6 +21,7 @@ public struct JobFile: Sendable, Hashable {
     /// The fields every kind shares; a kind's own parameters may not use these names.
     public static let commonFields: Set<String> = [
         "kind", "id", "after", "maxAttempts", "baseDelay", "timeout", "uniqueKey", "notBefore",
+        "traceparent", "tracestate",
     ]
 
     /// The job kind, e.g. `"import-buoy"`; selects the task that runs the job.
@@ -46,6 +47,12 @@ public struct JobFile: Sendable, Hashable {
     /// The job runs at this time or later (an ISO 8601 time in the file, e.g.
     /// `"2026-11-24T06:00:00Z"`); a daemon leaves it queued until then.
     public let notBefore: Date?
+    /// The W3C `traceparent` of the span that enqueued the job (checked: see ``TraceParent``), so
+    /// that its attempts' spans are that span's children. A job made where a trace context is
+    /// current (`ServiceContext.current`, with a tracer bootstrapped) gets it by itself.
+    public let traceparent: String?
+    /// The W3C `tracestate` that came with ``traceparent``, carried as it is.
+    public let tracestate: String?
     /// Every field of the file, the common ones included.
     public let fields: [String: JSONValue]
 
@@ -101,7 +108,7 @@ public struct JobFile: Sendable, Hashable {
         if let timeout { fields["timeout"] = .number(timeout) }
         if let uniqueKey { fields["uniqueKey"] = .string(uniqueKey) }
         if let notBefore { fields["notBefore"] = .string(CommonFields.iso8601Text(notBefore)) }
-        try self.init(fields: fields, source: nil, path: nil)
+        try self.init(fields: Self.addingCurrentTraceContext(to: fields), source: nil, path: nil)
     }
 
     /// The kind's own fields: ``fields`` without ``commonFields``.
@@ -151,7 +158,7 @@ public struct JobFile: Sendable, Hashable {
         hasher.combine(fields)
     }
 
-    private init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
+    init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
         let common = try CommonFields(fields, path: path)
         self.kind = common.kind
         self.id = common.id
@@ -161,6 +168,8 @@ public struct JobFile: Sendable, Hashable {
         self.timeout = common.timeout
         self.uniqueKey = common.uniqueKey
         self.notBefore = common.notBefore
+        self.traceparent = common.traceparent
+        self.tracestate = common.tracestate
         self.fields = fields
         self.source = source
         self.path = path

@@ -22,6 +22,12 @@ public struct JobOptions: Sendable, Hashable {
     public var uniqueKey: String?
     /// The job runs at this time or later.
     public var notBefore: Date?
+    /// The W3C `traceparent` of the span the job's attempts are children of: for a producer that
+    /// has the trace context as a header rather than as `ServiceContext.current` (which a job
+    /// made under a bootstrapped tracer takes by itself). Checked as ``TraceParent`` checks it.
+    public var traceparent: String?
+    /// The W3C `tracestate` that goes with ``traceparent``.
+    public var tracestate: String?
 
     /// Makes options; each one left out takes the daemon's default.
     public init(
