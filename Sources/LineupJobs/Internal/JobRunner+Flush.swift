@@ -3,6 +3,7 @@ import LineupSpool
 import LineupStore
 import Logging
 import Synchronization
+import Tracing
 import LineupLocking
 
 extension JobRunner {
@@ -38,9 +39,12 @@ extension JobRunner {
             return job
         }
         let started = ContinuousClock.now
+        let traceStart = tracing.map { _ in DefaultTracerClock.now }
+        let jobCount = jobs.count
         committer.commit(jobs, logger: logger) { outcome in
             self.coordinator.async {
                 self.endFlush(reason, startedAt: started, outcome: outcome, completion: completion)
+                if let traceStart { self.traceFlush(reason, start: traceStart, jobs: jobCount, outcome: outcome) }
             }
         }
     }
@@ -120,6 +124,19 @@ extension JobRunner {
         events.emit(.flushFailed(reason: reason, error: "\(error)"))
         reportStalledAcknowledgements("flush failed (\(failures) in a row): \(error)")
         writeStatus()
+    }
+
+    /// The flush's span, once it has ended (see ``JobTracing/recordFlush(_:start:rowsWritten:rowsFromMain:acknowledged:)``).
+    private func traceFlush(_ reason: FlushSummary.Reason, start: DefaultTracerClock.Instant, jobs: Int, outcome: CommitOutcome) {
+        guard let tracing else { return }
+        switch outcome.flush {
+        case let .failure(error):
+            tracing.recordFailedFlush(reason, start: start, jobs: jobs, error: error)
+        case let .success(report):
+            tracing.recordFlush(
+                reason, start: start, rowsWritten: report.rowsWritten, rowsFromMain: report.rowsFromMain,
+                acknowledged: lastFlush?.acknowledgedCount ?? 0)
+        }
     }
 
     /// Keeps the flush for the status: the last one, and the last ones that did something.

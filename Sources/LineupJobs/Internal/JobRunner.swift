@@ -84,6 +84,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     var runawayTasks: [ObjectIdentifier: JobInfo] = [:]
     var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
     var nextWaiterToken = 0
+    /// The spans of attempts and flushes; nil, and no cost per job, when no tracer is bootstrapped.
+    let tracing = JobTracing.bootstrapped
 
     init(
         jobs: Storage, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
@@ -439,6 +441,9 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             guard let self else { return }
             let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt)
             self.coordinator.async { self.taskCompleted(claim: claim, task: task, finished: finished) }
+        }
+        if let tracing {
+            task.traceAttempt(tracing.attempt(jobID: record.jobID, name: record.name, file: record.file, attempt: record.attempt))
         }
         record.state = .queued(task)
         queuedTaskCount += 1

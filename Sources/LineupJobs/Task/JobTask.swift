@@ -2,6 +2,7 @@ public import Foundation
 public import LineupStore
 public import Logging
 import LineupLocking
+import Tracing
 
 /// One job, as an `Operation`: the unit of work the daemon runs on its `OperationQueue`.
 ///
@@ -69,6 +70,8 @@ open class JobTask: Operation, @unchecked Sendable {
         var timedOutAfter: Duration?
         /// Set when the attempt's work is being saved: too late for a timeout.
         var isKeepingWork = false
+        /// The attempt's span to begin and end around the work; nil unless a tracer is bootstrapped.
+        var attemptTracing: AttemptTracing?
     }
 
     private let state = Locked(State())
@@ -165,12 +168,19 @@ open class JobTask: Operation, @unchecked Sendable {
 
     /// Runs the attempt: see the type's documentation. Not overridable; override ``run(in:)``.
     public final override func main() {
-        let onStart = state.withLock { state in
+        let (onStart, tracing) = state.withLock { state in
             state.startedAt = Date()
-            return state.onStart
+            return (state.onStart, state.attemptTracing)
         }
         onStart?(self)
-        let result = execute()
+        let result: JobTaskResult
+        if let tracing {
+            let span = tracing.start()
+            result = ServiceContext.$current.withValue(span.context) { execute() }
+            AttemptTracing.end(span, with: result)
+        } else {
+            result = execute()
+        }
         let onFinish = state.withLock { state in
             state.result = result
             state.finishedAt = Date()
@@ -277,6 +287,11 @@ open class JobTask: Operation, @unchecked Sendable {
     }
 
     // MARK: - Runner hooks
+
+    /// Gives the attempt a span, begun when `main()` begins and ended with its result.
+    func traceAttempt(_ tracing: AttemptTracing) {
+        state.withLock { $0.attemptTracing = tracing }
+    }
 
     /// Called on the task's thread when `main()` begins.
     func onStart(_ handler: @escaping @Sendable (JobTask) -> Void) {
