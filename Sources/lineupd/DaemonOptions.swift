@@ -44,6 +44,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var httpTokenFile: String?
     @Option(help: "A host name fetch-buoy jobs may fetch from, exactly (e.g. www.ndbc.noaa.gov); repeat it for several. Replaces the configuration file's allowedHosts (default: none).")
     var allowedHost: [String] = []
+    @Option(help: "Export a span per job attempt and per flush over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (spans go to its /v1/traces); job files' traceparent makes them children of the enqueuer's span (default: off).")
+    var otelEndpoint: String?
     @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
     var logFormat: LogFormat = .text
 
@@ -104,6 +106,12 @@ struct DaemonOptions: ParsableArguments, Sendable {
         }
         if !allowedHost.isEmpty {
             configuration.allowedHosts = Set(allowedHost.map { $0.lowercased() })
+        }
+        if let otelEndpoint {
+            guard let url = URL(string: otelEndpoint) else {
+                throw ValidationError("--otel-endpoint must be an http or https URL such as http://127.0.0.1:4318")
+            }
+            configuration.otelEndpoint = url
         }
         try configuration.validate()
         return configuration

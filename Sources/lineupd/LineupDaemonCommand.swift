@@ -65,6 +65,16 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        // Before the daemon exists: its runner makes spans only if a tracer is there when it starts.
+        var tracingService: (any Service)?
+        if let otelEndpoint = configuration.otelEndpoint {
+            do {
+                tracingService = try TracingBackend.bootstrap(endpoint: otelEndpoint, logger: logger)
+            } catch {
+                throw ValidationError("cannot export spans to \(otelEndpoint.absoluteString): \(error)")
+            }
+            logger.info("exporting spans over OTLP/HTTP", metadata: ["endpoint": "\(TracingBackend.tracesURL(of: otelEndpoint))"])
+        }
         // Read before the fetcher's client exists: past it, nothing throws before the client is
         // shut down.
         var endpoint: (host: String, port: Int, token: ActionToken?)?
@@ -108,7 +118,8 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             return Task { await notifier.follow(events, of: daemon) }
         }
         defer { notifications?.cancel() }
-        var services: [any Service] = []
+        // First, so that it stops last: the final flush's spans are exported.
+        var services: [any Service] = tracingService.map { [$0] } ?? []
         if case let (host, port, token)? = endpoint {
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))

@@ -120,6 +120,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// (no wildcard, no suffix match; compared without regard to case), redirect targets
     /// included. Default none: such jobs fail until the configuration names their hosts.
     public var allowedHosts: Set<String>
+    /// Where an OpenTelemetry collector takes OTLP over HTTP (`http://127.0.0.1:4318`; spans go
+    /// to its `/v1/traces`): `lineupd` then exports a span per attempt and per flush. Default
+    /// nil: no tracer is bootstrapped, and the runner makes no span. Needs a restart to change.
+    public var otelEndpoint: URL?
 
     /// A named queue of ``queues``.
     public struct NamedQueue: Sendable, Hashable {
@@ -177,6 +181,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.queues = [:]
         self.cron = []
         self.allowedHosts = []
+        self.otelEndpoint = nil
     }
 
     /// The default of ``flushRowLimit``: a few chunks of an import (10,000 rows each), a few
@@ -240,6 +245,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if spoolDurability != other.spoolDurability { names.append("spoolDurability") }
         if maxInterruptions != other.maxInterruptions { names.append("poisonThreshold") }
         if queues != other.queues { names.append("queues") }
+        if otelEndpoint != other.otelEndpoint { names.append("otelEndpoint") }
         return names
     }
 
@@ -334,6 +340,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
         for host in allowedHosts.sorted() where !Self.isHostName(host) {
             throw invalid("`allowedHosts` must list host names such as www.ndbc.noaa.gov (no scheme, port, path or wildcard); found \(host)")
         }
+        if let otelEndpoint, !Self.isOTLPEndpoint(otelEndpoint) {
+            throw invalid(
+                "`otelEndpoint` must be an http or https URL of a host, such as http://127.0.0.1:4318, with no query; found \(otelEndpoint.absoluteString)")
+        }
         var cronNames: Set<String> = []
         for entry in cron where !cronNames.insert(entry.name).inserted {
             throw invalid("two cron jobs are named `\(entry.name)`")
@@ -390,6 +400,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + (allowedHosts.isEmpty ? "" : " allowedHosts=\(allowedHosts.sorted().joined(separator: ","))")
             + queues.sorted { $0.key < $1.key }.map { " queue[\($0.key)]=\($0.value.concurrency):\($0.value.kinds.sorted().joined(separator: ","))" }.joined()
             + (configurationFile.map { " configurationFile=\($0.path)" } ?? "")
+    }
+
+    /// An OTLP/HTTP base URL: http or https, a host, no query or fragment (a path is a prefix).
+    static func isOTLPEndpoint(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return url.host?.isEmpty == false && url.query == nil && url.fragment == nil && url.user == nil
     }
 
     package static func seconds(_ duration: Duration) -> Double {

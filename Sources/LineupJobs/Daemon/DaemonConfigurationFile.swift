@@ -96,6 +96,8 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var cron: [Cron]?
     /// Host names network jobs may reach; replaces the list (``DaemonConfiguration/allowedHosts``).
     public var allowedHosts: [String]?
+    /// The OTLP/HTTP collector spans are exported to (``DaemonConfiguration/otelEndpoint``).
+    public var otelEndpoint: String?
 
     /// A recurring job (see ``CronJob``).
     public struct Cron: Sendable, Hashable, Codable {
@@ -187,11 +189,11 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron,
-            allowedHosts
+            allowedHosts, otelEndpoint
 
         var kind: ValueKind {
             switch self {
-            case .store, .database, .spool, .input, .output, .logLevel: .string
+            case .store, .database, .spool, .input, .output, .logLevel, .otelEndpoint: .string
             case .concurrency, .claimWindow, .flushRowLimit, .flushJobLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold:
                 .wholeNumber
             case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
@@ -318,6 +320,10 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         }
         if let allowedHosts {
             result.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+        }
+        if let otelEndpoint {
+            // An unparsable text stays visible, for validate() to name.
+            result.otelEndpoint = URL(string: otelEndpoint) ?? URL(fileURLWithPath: otelEndpoint)
         }
         if let queues {
             result.queues = queues.mapValues { DaemonConfiguration.NamedQueue(kinds: Set($0.kinds), concurrency: $0.concurrency) }

@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+import OTel
+import ServiceLifecycle
+import Tracing
+
+/// lineupd's tracer, bootstrapped only when an OTLP endpoint is configured (`--otel-endpoint`,
+/// `otelEndpoint`): without it no tracer exists, and the runner makes no span.
+enum TracingBackend {
+    /// Bootstraps the process's tracer: spans batched and exported over OTLP/HTTP, JSON-encoded,
+    /// to `endpoint`'s `/v1/traces`, with the W3C Trace Context propagator that reads and writes
+    /// the job files' `traceparent`. The standard `OTEL_*` environment variables override these
+    /// settings (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf`, `OTEL_BSP_SCHEDULE_DELAY`).
+    ///
+    /// - Returns: the service that exports the spans and sends the last ones at shutdown: run it
+    ///   alongside the daemon, ahead of the other services, so that it stops after all of them.
+    static func bootstrap(endpoint: URL, logger: Logger) throws -> any Service {
+        var configuration = OTel.Configuration.default
+        configuration.serviceName = "lineupd"
+        configuration.propagators = [.traceContext]
+        configuration.diagnosticLogger = .custom(logger)
+        configuration.traces.exporter = .otlp
+        configuration.traces.otlpExporter.endpoint = tracesURL(of: endpoint)
+        configuration.traces.otlpExporter.protocol = .httpJSON
+        let backend = try OTel.makeTracingBackend(configuration: configuration)
+        InstrumentationSystem.bootstrap(backend.factory)
+        return backend.service
+    }
+
+    /// The endpoint's traces URL, as OTLP/HTTP derives it from a base URL
+    /// (`OTEL_EXPORTER_OTLP_ENDPOINT`): `v1/traces` under its path.
+    static func tracesURL(of endpoint: URL) -> String {
+        var text = endpoint.absoluteString
+        if !text.hasSuffix("/") { text += "/" }
+        return text + "v1/traces"
+    }
+}
