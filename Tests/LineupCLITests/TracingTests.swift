@@ -1,0 +1,169 @@
+import Foundation
+import LineupSpool
+import OTel
+import Testing
+import Tracing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DaemonTests {
+    /// `lineupd --otel-endpoint`: the real OTLP/HTTP exporter sends the daemon's spans to a
+    /// receiver the test runs on loopback, and the attempt of a job enqueued under a span is that
+    /// span's child.
+    @Suite("Tracing")
+    struct TracingTests {
+        /// The trace of the request that enqueues the job, as an upstream caller's `traceparent`
+        /// header would bring it in.
+        static let incomingTraceID = "0af7651916cd43dd8448eb211c80319c"
+        static let incoming = "00-\(incomingTraceID)-b7ad6b7169203331-01"
+
+        @Test("an attempt's span is the child of the span that enqueued the job; a flush span counts rows and jobs; a failed attempt has error status")
+        func spansReachTheCollector() async throws {
+            let receiver = try await OTLPReceiver.start()
+            do {
+                try await withSandbox { sandbox in
+                    let sample = try BuoyFixtures.copySample(BuoyFixtures.sosSample, into: sandbox.input)
+                    let daemon = try await sandbox.startDaemon(
+                        ["--otel-endpoint", receiver.endpoint, "--flush-interval", "0.2"],
+                        environment: ["OTEL_BSP_SCHEDULE_DELAY": "100"])
+
+                    // The enqueuer: a span of its own, current while it makes the job, under the
+                    // caller's trace. What the job carries is what the tracer propagates.
+                    let tracer = EnqueuerTracer.bootstrapped
+                    var incoming = ServiceContext.topLevel
+                    tracer.extract(["traceparent": Self.incoming], into: &incoming, using: HeaderCarrier())
+                    let (job, enqueuer) = try withSpan("POST /sessions", context: incoming, ofKind: .server) { span in
+                        var headers: [String: String] = [:]
+                        tracer.inject(span.context, into: &headers, using: HeaderCarrier())
+                        let job = try JobFile(
+                            kind: "import-buoy", parameters: ["input": .string(sample.lastPathComponent)], options: JobOptions(id: "traced"))
+                        return (job, try TraceParent(try #require(headers["traceparent"])))
+                    }
+                    #expect(enqueuer.traceID == Self.incomingTraceID)
+                    #expect(job.traceparent == enqueuer.text)
+                    try JobClient(spool: SpoolDirectory(root: sandbox.spool, durability: .none)).enqueue(job)
+                    try await sandbox.enqueueImport(id: "missing", input: "no-such-file.xml")
+                    try await sandbox.poll("one job done and one failed", timeout: .seconds(60), daemon: daemon) {
+                        try sandbox.jobFiles("done").count == 1 && sandbox.jobFiles("failed").count == 1
+                    }
+                    // At SIGTERM the exporter sends what it still holds, after the final flush.
+                    daemon.send(SIGTERM)
+                    #expect(try await daemon.waitForExit(timeout: .seconds(60)) == .exited(0))
+
+                    let attempts = { receiver.spans.filter { $0.name == "run import-buoy" } }
+                    let flushes = { receiver.spans.filter { $0.name == "flush" } }
+                    try await sandbox.poll("the spans of two attempts and of a flush that acknowledged a job", timeout: .seconds(30)) {
+                        attempts().count >= 2 && flushes().contains { Int($0.attributes["lineup.flush.jobs_acknowledged"] ?? "") ?? 0 >= 1 }
+                    }
+
+                    let traced = try #require(attempts().first { $0.attributes["lineup.job.id"] == "traced" }, "\(receiver.spans)")
+                    #expect(traced.traceID == Self.incomingTraceID)
+                    #expect(traced.parentSpanID == enqueuer.parentID)
+                    #expect(traced.attributes["lineup.job.kind"] == "import-buoy")
+                    #expect(traced.attributes["lineup.job.attempt"] == "1")
+                    #expect(traced.attributes["lineup.job.outcome"] == "succeeded")
+                    #expect(traced.attributes["lineup.job.name"] != nil)
+                    #expect(traced.statusCode != 2)
+
+                    let failed = try #require(attempts().first { $0.attributes["lineup.job.id"] == "missing" }, "\(receiver.spans)")
+                    #expect(failed.statusCode == 2)
+                    #expect(failed.attributes["lineup.job.outcome"] == "failed")
+                    // No traceparent in its file: a trace of its own.
+                    #expect(failed.parentSpanID.isEmpty)
+                    #expect(failed.traceID != Self.incomingTraceID)
+
+                    let flush = try #require(
+                        flushes().first { Int($0.attributes["lineup.flush.jobs_acknowledged"] ?? "") ?? 0 >= 1 }, "\(receiver.spans)")
+                    #expect(Int(flush.attributes["lineup.flush.rows_written"] ?? "") ?? 0 > 0)
+                    #expect(flush.attributes["lineup.flush.reason"] != nil)
+                }
+            } catch {
+                await receiver.stop()
+                throw error
+            }
+            await receiver.stop()
+        }
+
+        @Test("without --otel-endpoint nothing is exported, even with OTEL_EXPORTER_OTLP_ENDPOINT set")
+        func offUnlessConfigured() async throws {
+            let receiver = try await OTLPReceiver.start()
+            do {
+                try await withSandbox { sandbox in
+                    let sample = try BuoyFixtures.copySample(BuoyFixtures.sosSample, into: sandbox.input)
+                    let daemon = try await sandbox.startDaemon(
+                        ["--flush-interval", "0.2"],
+                        environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100"])
+                    try await sandbox.enqueueImport(id: "sos", input: sample.lastPathComponent)
+                    try await sandbox.poll("the job done", timeout: .seconds(60), daemon: daemon) {
+                        try sandbox.jobFiles("done").count == 1
+                    }
+                    daemon.send(SIGTERM)
+                    #expect(try await daemon.waitForExit(timeout: .seconds(60)) == .exited(0))
+                    #expect(!sandbox.daemonLog.contains("exporting spans"))
+                }
+            } catch {
+                await receiver.stop()
+                throw error
+            }
+            #expect(receiver.spans.isEmpty, "\(receiver.spans)")
+            await receiver.stop()
+        }
+
+        @Test(
+            "a bad endpoint exits 64 naming the option",
+            arguments: [
+                (["--otel-endpoint", "ftp://127.0.0.1:4318"], "`otelEndpoint` must be an http or https URL"),
+                (["--otel-endpoint", "127.0.0.1:4318"], "`otelEndpoint` must be an http or https URL"),
+                (["--otel-endpoint", "http://"], "`otelEndpoint` must be an http or https URL"),
+            ])
+        func badEndpoint(arguments: [String], message: String) async throws {
+            try await withSandbox { sandbox in
+                let result = try await sandbox.run(Binaries.lineupd, sandbox.daemonLocationArguments + arguments)
+                #expect(result.termination == .exited(64), "\(arguments): \(result.standardError)")
+                #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+            }
+        }
+
+        @Test("the configuration file's otelEndpoint is checked as the option is")
+        func badEndpointInFile() async throws {
+            try await withSandbox { sandbox in
+                let file = sandbox.root.appending(path: "lineupd.json")
+                try Data(#"{"otelEndpoint": "udp://collector:4318"}"#.utf8).write(to: file)
+                let result = try await sandbox.run(Binaries.lineupd, sandbox.daemonLocationArguments + ["--config", file.path])
+                #expect(result.termination != .exited(0))
+                #expect(result.standardError.contains("`otelEndpoint` must be an http or https URL"), "\(result.standardError)")
+            }
+        }
+    }
+}
+
+/// The test process's own tracer, as an app that enqueues jobs bootstraps one: swift-otel's,
+/// with the W3C propagator, exporting nowhere (only what it propagates matters here). Once per
+/// process: bootstrapping twice traps.
+enum EnqueuerTracer {
+    static let bootstrapped: any Tracer = {
+        var configuration = OTel.Configuration.default
+        configuration.serviceName = "enqueuer"
+        configuration.propagators = [.traceContext]
+        configuration.traces.exporter = .none
+        configuration.diagnosticLogger = .console
+        configuration.diagnosticLogLevel = .error
+        // swift-otel's own check: a configuration it refuses is a bug of this test.
+        let backend = try! OTel.makeTracingBackend(configuration: configuration)
+        InstrumentationSystem.bootstrap(backend.factory)
+        return backend.factory
+    }()
+}
+
+/// HTTP headers as a plain dictionary, for a tracer to read and write the trace context in.
+struct HeaderCarrier: Injector, Extractor {
+    func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
+        carrier[key.lowercased()] = value
+    }
+
+    func extract(key: String, from carrier: [String: String]) -> String? {
+        carrier[key.lowercased()]
+    }
+}
