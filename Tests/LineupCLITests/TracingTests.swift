@@ -29,18 +29,7 @@ extension DaemonTests {
                         ["--otel-endpoint", receiver.endpoint, "--flush-interval", "0.2"],
                         environment: ["OTEL_BSP_SCHEDULE_DELAY": "100"])
 
-                    // The enqueuer: a span of its own, current while it makes the job, under the
-                    // caller's trace. What the job carries is what the tracer propagates.
-                    let tracer = EnqueuerTracer.bootstrapped
-                    var incoming = ServiceContext.topLevel
-                    tracer.extract(["traceparent": Self.incoming], into: &incoming, using: HeaderCarrier())
-                    let (job, enqueuer) = try withSpan("POST /sessions", context: incoming, ofKind: .server) { span in
-                        var headers: [String: String] = [:]
-                        tracer.inject(span.context, into: &headers, using: HeaderCarrier())
-                        let job = try JobFile(
-                            kind: "import-buoy", parameters: ["input": .string(sample.lastPathComponent)], options: JobOptions(id: "traced"))
-                        return (job, try TraceParent(try #require(headers["traceparent"])))
-                    }
+                    let (job, enqueuer) = try Self.enqueueUnderSpan(input: sample.lastPathComponent, tracer: EnqueuerTracer.bootstrapped)
                     #expect(enqueuer.traceID == Self.incomingTraceID)
                     #expect(job.traceparent == enqueuer.text)
                     try JobClient(spool: SpoolDirectory(root: sandbox.spool, durability: .none)).enqueue(job)
@@ -84,6 +73,22 @@ extension DaemonTests {
                 throw error
             }
             await receiver.stop()
+        }
+
+        /// The enqueuer, as an HTTP handler is: a server span under the caller's trace, current
+        /// while it makes the job. What the job carries is what the tracer propagates; the span's
+        /// own `traceparent` is read as a downstream request would get it.
+        static func enqueueUnderSpan(input: String, tracer: any Tracer) throws -> (job: JobFile, enqueuer: TraceParent) {
+            var incoming = ServiceContext.topLevel
+            tracer.extract(["traceparent": Self.incoming], into: &incoming, using: HeaderCarrier())
+            let span = tracer.startSpan("POST /sessions", context: incoming, ofKind: .server)
+            defer { span.end() }
+            var headers: [String: String] = [:]
+            tracer.inject(span.context, into: &headers, using: HeaderCarrier())
+            let job = try ServiceContext.$current.withValue(span.context) {
+                try JobFile(kind: "import-buoy", parameters: ["input": .string(input)], options: JobOptions(id: "traced"))
+            }
+            return (job, try TraceParent(headers["traceparent"] ?? "none"))
         }
 
         @Test("without --otel-endpoint nothing is exported, even with OTEL_EXPORTER_OTLP_ENDPOINT set")
