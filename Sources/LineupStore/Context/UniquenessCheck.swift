@@ -27,6 +27,15 @@ struct UniquenessCheck {
 
     /// Checks `changes`, the changes about to be applied (the newest change of an ID counts).
     func verify(_ changes: ChangeSet) throws {
+        let conflicts = try conflicts(in: changes)
+        guard conflicts.isEmpty else {
+            throw StoreError(.mergeConflict, "uniqueness constraint violated", conflicts: conflicts)
+        }
+    }
+
+    /// The conflicts of `changes` (see `verify`): each names the incoming row that claims a key
+    /// and the row that holds it.
+    func conflicts(in changes: ChangeSet) throws -> [MergeConflict] {
         // The same levels, nearest first, that a fetch reads.
         let overlay = context.pendingOverlay()
         let levels = overlay.levels
@@ -70,9 +79,7 @@ struct UniquenessCheck {
                 conflicts += try check(constraint, of: entity, claims, in: changes, overlay: overlay)
             }
         }
-        guard conflicts.isEmpty else {
-            throw StoreError(.mergeConflict, "uniqueness constraint violated", conflicts: conflicts)
-        }
+        return conflicts
     }
 
     private func check(
