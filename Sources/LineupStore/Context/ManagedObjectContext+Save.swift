@@ -139,7 +139,7 @@ extension ManagedObjectContext {
             // settle them by the writer's policy and write again (another writer of the database
             // may have taken a key since: that is settled in turn).
             let resolution = try UniquenessResolution(
-                changes, policy: mergePolicy, check: UniquenessCheck(context: self, includesStore: true),
+                changes, policy: mergePolicy, check: UniquenessCheck(context: self, includesStore: true, changesArePending: true),
                 currentRow: currentRow, nextStamp: store.nextStamp)
             guard resolution.settledAny else { throw error }
             var exceptions = try writeToStore(resolution.changes, attaching: statements)
