@@ -2,9 +2,10 @@
 ///
 /// A to-one relationship is a column holding the destination's primary key. A to-many
 /// relationship is its to-one inverse seen from the other side: it has no column and no copy,
-/// it is derived in each context from the inverse's values as that context sees them (its own
-/// and its ancestors' unsaved changes over the store), so both sides agree in every context,
-/// through saves, rollback and merges, by construction. Core Data stores a one-to-many the same
+/// it is derived in each context from the inverse's values as that context sees them (the objects
+/// it holds loaded as it loaded or changed them, other rows as its parent sees them: see
+/// <doc:Relationships>), so both sides agree in every context, through saves, rollback and
+/// merges, by construction. Core Data stores a one-to-many the same
 /// way in SQLite. Many-to-many relationships are not supported.
 public struct RelationshipDescription: Sendable, Hashable {
     /// Which side of a one-to-many a relationship is.
