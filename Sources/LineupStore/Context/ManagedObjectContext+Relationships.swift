@@ -69,6 +69,9 @@ extension ManagedObjectContext {
         guard let destination = model.entity(named: condition.destination) else {
             preconditionFailure("\(condition.destination) is not in the model")
         }
+        if let join = condition.join {
+            return try resolveManyToMany(condition, through: join, destination: destination)
+        }
         let predicate = try resolvingRelationships(condition.predicate, includesPendingChanges: true)
         let inverse = destination.propertyIndex(condition.inverse)
         var counts = try store.relatedCounts(
