@@ -116,13 +116,13 @@ struct DatabasePriorityTests {
         let database = try Database()
         let session = try PostgresSession.connect(to: database.url, logger: Logger(label: "test"))
         defer { session.close() }
-        try session.transaction { try JobTableMigrations.migrate(session, to: 2, logger: Logger(label: "test")) }
+        _ = try session.transaction { try JobTableMigrations.migrate(session, to: 2, logger: Logger(label: "test")) }
         let contents = try JobFile(kind: "insert-rows", parameters: ["count": 1]).encoded()
         _ = try database.psql(
             "INSERT INTO lineup_jobs (name, contents) VALUES ('old', decode('\(contents.map { String(format: "%02x", $0) }.joined())', 'hex'))")
         let plan = try JobTableMigrations.plan(of: session)
         #expect(plan.migrations.map(\.version).first == 3)
-        try session.transaction { try JobTableMigrations.migrate(session, to: 3, logger: Logger(label: "test")) }
+        _ = try session.transaction { try JobTableMigrations.migrate(session, to: 3, logger: Logger(label: "test")) }
         #expect(try database.psql("SELECT version, name FROM lineup_migrations WHERE version = 3") == "3|job priorities and unique periods")
         #expect(try database.psql("SELECT priority FROM lineup_jobs WHERE name = 'old'") == "5")
         #expect(
