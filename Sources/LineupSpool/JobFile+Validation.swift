@@ -12,6 +12,9 @@ extension JobFile {
         var timeout: Double?
         var uniqueKey: String?
         var notBefore: Date?
+        var priority: Int?
+        var queue: String?
+        var uniqueFor: Double?
 
         init(_ fields: [String: JSONValue], path: String?) throws(SpoolError) {
             let reader = JobFileFieldReader(fields: fields, path: path)
@@ -31,6 +34,12 @@ extension JobFile {
             timeout = try reader.seconds(
                 "timeout", isValid: { $0.isFinite && $0 > 0 && $0 <= 366 * 86_400 },
                 expected: { "a number of seconds above 0 and at most a year, found \($0)" })
+            priority = try reader.integer("priority", in: JobFile.priorities)
+            queue = try reader.string("queue")
+            uniqueFor = try reader.duration("uniqueFor", atMost: 366 * 86_400)
+            if uniqueFor != nil, uniqueKey == nil {
+                throw reader.invalid("field `uniqueFor` needs a `uniqueKey`: it says how long after a job is done its key stays taken")
+            }
         }
 
         /// `2026-11-24T06:00:00.250Z`: UTC, to the millisecond.

@@ -21,6 +21,7 @@ public struct JobFile: Sendable, Hashable {
     /// The fields every kind shares; a kind's own parameters may not use these names.
     public static let commonFields: Set<String> = [
         "kind", "id", "after", "maxAttempts", "baseDelay", "timeout", "uniqueKey", "notBefore",
+        "priority", "queue", "uniqueFor",
     ]
 
     /// The job kind, e.g. `"import-buoy"`; selects the task that runs the job.
@@ -151,7 +152,9 @@ public struct JobFile: Sendable, Hashable {
         hasher.combine(fields)
     }
 
-    private init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
+    /// Internal rather than private: `JobFile+Options.swift` adds the options that this file's
+    /// public initializer has no parameter for.
+    init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
         let common = try CommonFields(fields, path: path)
         self.kind = common.kind
         self.id = common.id

@@ -22,11 +22,19 @@ public struct JobOptions: Sendable, Hashable {
     public var uniqueKey: String?
     /// The job runs at this time or later.
     public var notBefore: Date?
+    /// Where the job goes in its queue's claim order: 0 first, 9 last (``JobFile/priorities``);
+    /// ``JobFile/defaultPriority`` when nil.
+    public var priority: Int?
+    /// The queue that runs the job, whatever its kind; the kind's queue when nil.
+    public var queue: String?
+    /// With ``uniqueKey``: the key stays taken for this long after a job holding it is done.
+    public var uniqueFor: Duration?
 
     /// Makes options; each one left out takes the daemon's default.
     public init(
         id: String? = nil, after: [String] = [], maxAttempts: Int? = nil, baseDelay: Duration? = nil,
-        timeout: Duration? = nil, uniqueKey: String? = nil, notBefore: Date? = nil
+        timeout: Duration? = nil, uniqueKey: String? = nil, notBefore: Date? = nil,
+        priority: Int? = nil, queue: String? = nil, uniqueFor: Duration? = nil
     ) {
         self.id = id
         self.after = after
@@ -35,5 +43,9 @@ public struct JobOptions: Sendable, Hashable {
         self.timeout = timeout
         self.uniqueKey = uniqueKey
         self.notBefore = notBefore
+        self.priority = priority
+        self.queue = queue
+        self.uniqueFor = uniqueFor
     }
+
 }

@@ -10,13 +10,15 @@ extension JobRunner {
     /// task's thread, before the completion hops to the coordinator: it touches only immutable,
     /// `Sendable` state.
     func stageReport(
-        of task: JobTask, claimed: Storage.Held, id: String?, kind: String, attempt: Int
+        of task: JobTask, claimed: Storage.Held, id: String?, kind: String, attempt: Int, uniqueKey: String? = nil
     ) -> FinishedJob<Storage.Held>? {
         guard
             let report = task.resultReport(
                 name: claimed.name, id: id, kind: kind, attempt: attempt, interruptions: claimed.interruptions, now: Date())
         else { return nil }
-        return committer.stage(report, of: claimed, logger: logger)
+        var finished = committer.stage(report, of: claimed, logger: logger)
+        finished.uniqueKey = uniqueKey
+        return finished
     }
 
     /// A task left the queue: keep its result for the flush, retry it, fail it or release it.

@@ -36,6 +36,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     let queue = OperationQueue()
     /// The named queues (``DaemonConfiguration/queues``) by the kinds they run.
     let queuesByKind: [String: OperationQueue]
+    /// The named queues by name, for the jobs whose file names one (`queue`).
+    let queuesByName: [String: OperationQueue]
     /// Every queue, the default one first.
     let allQueues: [OperationQueue]
     let committer: GroupCommitter<Storage>
@@ -106,23 +108,32 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         queue.name = "lineup.jobs"
         queue.maxConcurrentOperationCount = settings.configuration.maxConcurrentJobs
         var queuesByKind: [String: OperationQueue] = [:]
+        var queuesByName: [String: OperationQueue] = [:]
         var allQueues = [queue]
         for (name, definition) in settings.configuration.queues.sorted(by: { $0.key < $1.key }) {
             let named = OperationQueue()
             named.name = "lineup.jobs.\(name)"
             named.maxConcurrentOperationCount = definition.concurrency
             allQueues.append(named)
+            queuesByName[name] = named
             for kind in definition.kinds {
                 queuesByKind[kind] = named
             }
         }
         self.queuesByKind = queuesByKind
+        self.queuesByName = queuesByName
         self.allQueues = allQueues
     }
 
     /// The queue that runs jobs of `kind`.
     func operationQueue(forKind kind: String?) -> OperationQueue {
         kind.flatMap { queuesByKind[$0] } ?? queue
+    }
+
+    /// The queue that runs `file`'s job: the one its `queue` names, else its kind's. A name this
+    /// daemon has not configured runs in the kind's queue (see ``admit(_:invalid:)``).
+    func operationQueue(for file: JobFile?) -> OperationQueue {
+        file?.queue.flatMap { queuesByName[$0] } ?? operationQueue(forKind: file?.kind)
     }
 
     var logger: Logger {
@@ -278,6 +289,28 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
                     "refused: job \(holder.jobID) (\(holder.claimed.enqueuedFileName)) holds uniqueKey `\(key)` and is queued or running",
                     jobFile: record.claimed.enqueuedFileName, isRetryable: false))
             return
+        }
+        // With uniqueFor, a job that finished and waits for its flush is done as far as the key
+        // is concerned; one filed in done/ holds it for the period after it finished.
+        if let key = file.uniqueKey, let period = file.uniqueFor,
+            let doneAt = live.values.contains(where: { $0.hasFinishedRunning && $0.file?.uniqueKey == key })
+                ? clock.now() : jobs.lastDone(withUniqueKey: key),
+            doneAt > clock.now().addingTimeInterval(-period)
+        {
+            failPermanently(
+                record,
+                JobError(
+                    .duplicateJob,
+                    "refused: a job holding uniqueKey `\(key)` was done at \(doneAt.ISO8601Format()), within uniqueFor (\(period == period.rounded() ? "\(Int(period))" : "\(period)") s)",
+                    jobFile: record.claimed.enqueuedFileName, isRetryable: false))
+            return
+        }
+        if let name = file.queue, queuesByName[name] == nil {
+            // Refusing it would lose work whenever producers name a queue before the daemons
+            // are configured with it; the kind's queue bounds it as any job of the kind.
+            logger.warning(
+                "job names a queue this daemon has not configured; it runs in its kind's queue",
+                metadata: ["job": "\(record.jobID)", "queue": "\(name)"])
         }
         do {
             record.preparedTask = try registry.makeTask(for: makeRequest(record))
@@ -435,13 +468,28 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         // writes a success's report into tmp/ on the way, while the coordinator goes on. (A task
         // cancelled before it started ends here too, with no report.)
         let (claimed, id, kind, attempt) = (record.claimed, record.file?.id, record.file?.kind ?? "?", record.attempt)
+        let uniqueKey = record.file?.uniqueKey
         task.onFinish { [weak self] task in
             guard let self else { return }
-            let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt)
+            let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt, uniqueKey: uniqueKey)
             self.coordinator.async { self.taskCompleted(claim: claim, task: task, finished: finished) }
         }
         record.state = .queued(task)
         queuedTaskCount += 1
-        operationQueue(forKind: record.file?.kind).addOperation(task)
+        // Jobs were claimed by priority; tasks that wait in a queue behind its concurrency are
+        // started by it too (the queue knows five levels: ten are folded into them).
+        task.queuePriority = Self.queuePriority(of: record.file?.priority ?? JobFile.defaultPriority)
+        operationQueue(for: record.file).addOperation(task)
+    }
+
+    /// An `Operation`'s five levels for a job's ten (0 most urgent).
+    static func queuePriority(of priority: Int) -> Operation.QueuePriority {
+        switch priority {
+        case ..<2: .veryHigh
+        case ..<JobFile.defaultPriority: .high
+        case JobFile.defaultPriority: .normal
+        case ...7: .low
+        default: .veryLow
+        }
     }
 }

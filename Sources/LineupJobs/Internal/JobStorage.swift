@@ -50,6 +50,11 @@ package protocol JobStorage: Sendable {
     /// reads as such at once: jobs parked on it are judged again right after.
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome?
 
+    /// When a job holding `key` (its `uniqueKey`) was last done, by this run or another; nil when
+    /// none is known. The runner refuses a job with `uniqueFor` within that period of it. A
+    /// storage that judges `uniqueFor` itself when jobs are enqueued (the database's) says nil.
+    func lastDone(withUniqueKey key: String) -> Date?
+
     /// Prepares the acknowledgement of a job that succeeded, on the thread of its task, so that
     /// what is left after the flush is as little as possible.
     func stage(_ report: JobResultReport, of job: Held, logger: Logger) -> FinishedJob<Held>
@@ -63,6 +68,8 @@ package protocol JobStorage: Sendable {
 package struct FinishedJob<Held: HeldJob>: Sendable {
     package let claimed: Held
     package let report: JobResultReport
+    /// The job's `uniqueKey`: once it is acknowledged, a job with `uniqueFor` may be refused for it.
+    package var uniqueKey: String?
     /// Its report written into the spool's `tmp/`; nil when that failed (filing tries again),
     /// or when the storage keeps reports elsewhere.
     let staged: StagedReport?

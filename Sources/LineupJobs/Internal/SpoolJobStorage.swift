@@ -20,6 +20,17 @@ final class SpoolJobStorage: JobStorage {
         /// `<directory>/<file name>` of a job file or a finished bulk file, `ledger/<name>.c<claim>`
         /// of an unfinished bulk's ledger.
         var scanned: Set<String> = []
+        /// When a job holding each unique key was last done (see ``lastDone(withUniqueKey:)``).
+        var doneByUniqueKey: [String: Date] = [:]
+        /// Whether `done/` was read for its unique keys (once: after it, this run notes the jobs
+        /// it files there itself).
+        var scannedForUniqueKeys = false
+
+        mutating func noteDone(uniqueKey: String, at date: Date) {
+            if doneByUniqueKey[uniqueKey].map({ $0 < date }) ?? true {
+                doneByUniqueKey[uniqueKey] = date
+            }
+        }
     }
 
     init(spool: SpoolDirectory) {
@@ -126,6 +137,26 @@ final class SpoolJobStorage: JobStorage {
         }
     }
 
+    /// Reads the job files of `done/` once, lazily, when the first job with `uniqueFor` is
+    /// claimed: a spool with none never pays for it. The jobs this run files are noted as it
+    /// files them (``commit(_:flushing:logger:)``): one daemon owns a spool, so nothing else
+    /// files jobs in `done/`. A bulk file's lines are not looked at: their keys hold only while
+    /// they are queued or running.
+    func lastDone(withUniqueKey key: String) -> Date? {
+        settled.withLock { files in
+            guard !files.scannedForUniqueKeys, let entries = try? spool.entries(.done) else { return files.doneByUniqueKey[key] }
+            files.scannedForUniqueKeys = true
+            for entry in entries where !entry.isBulk {
+                guard let data = try? Data(contentsOf: entry.url),
+                    let uniqueKey = (try? JobFile(data: data, path: entry.path))?.uniqueKey,
+                    let report = try? spool.resultReport(for: entry)
+                else { continue }
+                files.noteDone(uniqueKey: uniqueKey, at: report.finishedAt)
+            }
+            return files.doneByUniqueKey[key]
+        }
+    }
+
     // MARK: - Acknowledging
 
     /// Writes the job's result report into `tmp/`, so that filing it after the flush takes only
@@ -153,6 +184,7 @@ final class SpoolJobStorage: JobStorage {
         settled.withLock { files in
             for job in jobs where filed.contains(job.claimed.claim) {
                 if let id = job.report.id { files.outcomes.note(id, .done) }
+                if let key = job.uniqueKey { files.noteDone(uniqueKey: key, at: job.report.finishedAt) }
             }
         }
         deliverOutbox(from: container, jobsWritten: report.messagesWritten, logger: logger)

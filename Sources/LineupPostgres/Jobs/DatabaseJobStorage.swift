@@ -282,24 +282,25 @@ final class DatabaseJobStorage: SharedJobQueue {
                           AND (c.after_ids = '{}' OR NOT EXISTS (
                               SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
                                   SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
-                      ORDER BY not_before, id LIMIT $2 FOR UPDATE SKIP LOCKED) AS due
+                      ORDER BY priority, not_before, id LIMIT $2 FOR UPDATE SKIP LOCKED) AS due
                 WHERE j.id = due.id
                 RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
-                          extract(epoch FROM j.not_before)::float8
+                          extract(epoch FROM j.not_before)::float8, j.priority::bigint
                 """, [.integer(daemonID), .integer(Int64(claimBatch))])
         }
-        return rows.compactMap { row -> (notBefore: Double, id: Int64, job: ClaimedRow)? in
+        return rows.compactMap { row -> (priority: Int64, notBefore: Double, id: Int64, job: ClaimedRow)? in
             guard case let .integer(id) = row[0], case let .text(name) = row[1], case let .blob(contents) = row[2],
                 case let .integer(claims) = row[3], case let .integer(failedAttempts) = row[4],
-                case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6]
+                case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6],
+                case let .integer(priority) = row[7]
             else { return nil }
             let job = ClaimedRow(
                 row: id, claims: claims, name: name, location: "\(location)#lineup_jobs/\(id)", contents: contents,
                 interruptions: Int(interruptions), failedAttempts: Int(failedAttempts))
-            return (notBefore, id, job)
+            return (priority, notBefore, id, job)
         }
-        // RETURNING keeps no order: the queue's order is (not_before, id).
-        .sorted { ($0.notBefore, $0.id) < ($1.notBefore, $1.id) }
+        // RETURNING keeps no order: the queue's order is (priority, not_before, id).
+        .sorted { ($0.priority, $0.notBefore, $0.id) < ($1.priority, $1.notBefore, $1.id) }
         .map(\.job)
     }
 
@@ -372,6 +373,12 @@ final class DatabaseJobStorage: SharedJobQueue {
     }
 
     // MARK: - Acknowledging
+
+    /// nil: the table judges `uniqueFor` when a job is inserted, against every daemon's jobs
+    /// (``JobDatabase/insertion(of:)``), so a claimed job has passed it already.
+    func lastDone(withUniqueKey key: String) -> Date? {
+        nil
+    }
 
     func stage(_ report: JobResultReport, of job: ClaimedRow, logger: Logger) -> FinishedJob<ClaimedRow> {
         FinishedJob(claimed: job, report: report, staged: nil)
