@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1, version2],
+        subject: subject, migrations: [version1, version2, version3, version4],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -105,6 +105,37 @@ package enum JobTableMigrations {
             "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'queued' AND after_ids <> '{}'",
             "DROP INDEX lineup_jobs_unique_key",
             "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running')",
+        ])
+
+    /// Taken by the priorities and per-job queues of issue 33 (items 1 and 5), merged separately:
+    /// a step that changes nothing here, so that version 4 follows it. The merge replaces it with
+    /// that migration.
+    static let version3 = SchemaMigration(
+        version: 3, name: "reserved for priorities and per-job queues",
+        statements: ["SELECT 1"])
+
+    /// Pauses and limits (issue 33, items 2 and 4): the paused kinds and queues, which every
+    /// daemon's claim reads, and the claims of rate-limited scopes, counted by recency. Running
+    /// jobs are counted through `lineup_jobs_running` (few rows: each daemon's running jobs),
+    /// so no index is added to the jobs table and a claim of an unlimited kind writes nothing more.
+    static let version4 = SchemaMigration(
+        version: 4, name: "paused kinds and queues, rate-limited claims",
+        statements: [
+            """
+            CREATE TABLE lineup_paused (
+                scope TEXT NOT NULL CHECK (scope IN ('kind', 'queue')),
+                name TEXT NOT NULL,
+                paused_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                PRIMARY KEY (scope, name)
+            )
+            """,
+            """
+            CREATE TABLE lineup_limit_claims (
+                scope TEXT NOT NULL,
+                claimed_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX lineup_limit_claims_recent ON lineup_limit_claims (scope, claimed_at)",
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.
