@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LineupSpool
+public import LineupSpool
 public import LineupStore
 public import Logging
 public import ServiceLifecycle
@@ -178,6 +178,31 @@ public final class JobDaemon: Service, Sendable {
     /// has moved its clock (LineupTesting).
     package func claimAvailableJobs() {
         state.withLock { $0.runner }?.claimAvailable()
+    }
+
+    /// Pauses the jobs of `scope` where every daemon of these jobs reads it (the spool's
+    /// `paused.json`, the database's `lineup_paused`): they stay queued, unclaimed, across
+    /// restarts, until ``resume(_:)``; jobs running go on. Returns false when it was paused
+    /// already.
+    ///
+    /// - Throws: ``DaemonError/Code/notRunning`` when the daemon is not running (pause the
+    ///   spool, `SpoolDirectory.pause(_:)`, or the database, `JobDatabase.pause(_:)`, then).
+    @discardableResult
+    public func pause(_ scope: JobScope) async throws -> Bool {
+        try await runnerForControl().setPaused(scope, true)
+    }
+
+    /// Resumes the jobs of `scope` (see ``pause(_:)``); returns false when it was not paused.
+    @discardableResult
+    public func resume(_ scope: JobScope) async throws -> Bool {
+        try await runnerForControl().setPaused(scope, false)
+    }
+
+    private func runnerForControl() throws -> any JobRunning {
+        guard let runner = state.withLock({ $0.runner }) else {
+            throw DaemonError(.notRunning, path: configuration.spoolURL.path, "the daemon is not running")
+        }
+        return runner
     }
 
     /// What `status.json` would say now; nil when the daemon is not running.

@@ -85,6 +85,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     /// them: their threads still run (a thread cannot be killed), and shutdown must know.
     var runawayTasks: [ObjectIdentifier: JobInfo] = [:]
     var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    /// What is paused, and this daemon's counts of its limits.
+    var gate = ClaimGate()
     var nextWaiterToken = 0
 
     init(
@@ -187,11 +189,13 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
 
     func claimWhileRoom() {
         assertOnCoordinator()
-        let window = settings.withLock { $0.configuration.effectiveClaimWindow }
+        let configuration = settings.withLock { $0.configuration }
+        let window = configuration.effectiveClaimWindow
+        let filter = claimFilter(configuration)
         while !isStopping, queuedTaskCount + dependencies.parkedOnJobsInHandCount < window, !isClaimingPaused, mayClaim() {
             let claimed: Storage.Held?
             do {
-                claimed = try jobs.claimNext()
+                claimed = try filter.map { try jobs.claimNext(filter: $0) } ?? jobs.claimNext()
             } catch {
                 logger.error("cannot claim a job", metadata: ["queue": "\(jobs.location)", "error": "\(error)"])
                 return
@@ -234,6 +238,9 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         let policy = settings.withLock { $0.configuration.retry }.overridden(
             maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
         let record = Record(claimed: claimed, file: file, policy: policy)
+        if gate.hasLimits {
+            noteClaim(ofKind: file?.kind)
+        }
         // Failed attempts of earlier runs count: the number lives in the file name.
         record.attempt = claimed.failedAttempts + 1
         live[record.claim] = record

@@ -25,6 +25,23 @@ package protocol JobStorage: Sendable {
     /// The next job that is due, claimed for this process; nil when none is.
     func claimNext() throws -> Held?
 
+    /// The next job that is due and that `filter` lets through (nothing paused, no limit full),
+    /// claimed for this process; nil when none is. Called instead of ``claimNext()`` only while
+    /// something is paused or limited, so that the plain claim costs nothing more.
+    func claimNext(filter: ClaimFilter) throws -> Held?
+
+    /// The kinds and queues paused now, sorted: the spool's `paused.json`, or the database's
+    /// `lineup_paused`.
+    func pausedScopes() throws -> [JobScope]
+
+    /// Pauses (`paused` true) or resumes `scope` where every claimer of these jobs reads it;
+    /// returns whether that changed anything.
+    func setPaused(_ scope: JobScope, _ paused: Bool) throws -> Bool
+
+    /// The state of each limit as the storage counts it across every daemon; nil when the
+    /// runner's own counts are the limits' (a spool: one daemon).
+    func sharedLimitStates(_ filter: ClaimFilter) throws -> [DaemonStatus.LimitState]?
+
     /// Gives back a job claimed before its `notBefore` time, to be claimed then.
     func postpone(_ job: Held, until notBefore: Date) throws
 

@@ -241,3 +241,24 @@ final class SpoolJobStorage: JobStorage {
         return (filed, lastError)
     }
 }
+
+// MARK: - Pauses and limits
+
+extension SpoolJobStorage {
+    func claimNext(filter: ClaimFilter) throws -> ClaimedJob? {
+        try spool.claimNext(admittingKind: filter.admits)
+    }
+
+    func pausedScopes() throws -> [JobScope] {
+        try spool.pausedScopes()
+    }
+
+    func setPaused(_ scope: JobScope, _ paused: Bool) throws -> Bool {
+        try (paused ? spool.pause(scope) : spool.resume(scope))
+    }
+
+    /// One daemon per spool: its own counts are the limits'.
+    func sharedLimitStates(_ filter: ClaimFilter) throws -> [DaemonStatus.LimitState]? {
+        nil
+    }
+}

@@ -51,14 +51,18 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
     /// no query.
     private let settled = Locked(SettledJobOutcomes())
+    /// The named queue of each kind that runs in one, as a JSON object: what the claim reads a
+    /// paused queue's kinds from (``DaemonConfiguration/queues``; a restart changes it).
+    let queueOfKindJSON: String
 
     /// Registers this daemon in `lineup_daemons` with a lease of `lease`.
     init(
         database: JobDatabase, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration, claimBatch: Int,
-        logger: Logger,
+        logger: Logger, queueOfKind: [String: String] = [:],
         mustStop: @escaping @Sendable (DaemonError) -> Void
     ) throws {
         precondition(claimBatch > 0, "a claim takes one job at least")
+        self.queueOfKindJSON = (try? JSONEncoder().encode(queueOfKind)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         self.database = database
         self.claimBatch = claimBatch
         self.lease = lease
@@ -263,10 +267,15 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// a claim's cost. The rest of a batch is held by this daemon until the runner asks for it
     /// (or is given back at shutdown, ``releaseUnhandedClaims()``).
     func claimNext() throws -> ClaimedRow? {
+        try claimNext(batch: claimBatchNow)
+    }
+
+    /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`.
+    func claimNext(batch claimBatch: () throws -> [ClaimedRow]) throws -> ClaimedRow? {
         if let next = claimedAhead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             return next
         }
-        var batch = try claimBatchNow()
+        var batch = try claimBatch()
         guard !batch.isEmpty else { return nil }
         let first = batch.removeFirst()
         claimedAhead.withLock { $0 += batch }
@@ -275,20 +284,35 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     private func claimBatchNow() throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
-            try session.rows(
-                """
-                UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
-                FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
-                          AND (c.after_ids = '{}' OR NOT EXISTS (
-                              SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
-                                  SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
-                      ORDER BY priority, not_before, id LIMIT $2 FOR UPDATE SKIP LOCKED) AS due
-                WHERE j.id = due.id
-                RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
-                          extract(epoch FROM j.not_before)::float8, j.priority::bigint
-                """, [.integer(daemonID), .integer(Int64(claimBatch))])
+            try session.rows(Self.claimStatement(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)])
         }
-        return rows.compactMap { row -> (priority: Int64, notBefore: Double, id: Int64, job: ClaimedRow)? in
+        return decodeClaims(rows)
+    }
+
+    /// The claim: up to `limit` due jobs (`$2` by default) whose dependencies are settled and whose
+    /// kind and queue are not paused (`lineup_paused`, read by the statement itself, so that no
+    /// claim that starts after a pause commits takes one of its jobs), for daemon `$1`; `$3` is
+    /// ``queueOfKindJSON``. `filter` narrows it further with parameters from `$4` on.
+    static func claimStatement(filter: String = "", limit: String = "$2") -> String {
+        """
+        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
+        FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
+                  AND (c.after_ids = '{}' OR NOT EXISTS (
+                      SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
+                          SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
+                  AND NOT EXISTS (SELECT 1 FROM lineup_paused AS p
+                      WHERE (p.scope = 'kind' AND p.name = c.kind) OR (p.scope = 'queue' AND p.name = $3::jsonb ->> c.kind))
+                  \(filter)
+              ORDER BY priority, not_before, id LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS due
+        WHERE j.id = due.id
+        RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
+                  extract(epoch FROM j.not_before)::float8, j.priority::bigint
+        """
+    }
+
+    /// The claimed rows, in the queue's order.
+    func decodeClaims(_ rows: [[StoreValue]]) -> [ClaimedRow] {
+        rows.compactMap { row -> (priority: Int64, notBefore: Double, id: Int64, job: ClaimedRow)? in
             guard case let .integer(id) = row[0], case let .text(name) = row[1], case let .blob(contents) = row[2],
                 case let .integer(claims) = row[3], case let .integer(failedAttempts) = row[4],
                 case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6],

@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1, version2, version3],
+        subject: subject, migrations: [version1, version2, version3, version4],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -123,6 +123,30 @@ package enum JobTableMigrations {
             "DROP INDEX lineup_jobs_due",
             "CREATE INDEX lineup_jobs_due ON lineup_jobs (priority, not_before, id) WHERE state = 'queued'",
             "CREATE INDEX lineup_jobs_unique_key_done ON lineup_jobs (unique_key, finished_at) WHERE state = 'done' AND unique_key IS NOT NULL",
+        ])
+
+    /// Pauses and limits (issue 33, items 2 and 4): the paused kinds and queues, which every
+    /// daemon's claim reads, and the claims of rate-limited scopes, counted by recency. Running
+    /// jobs are counted through `lineup_jobs_running` (few rows: each daemon's running jobs),
+    /// so no index is added to the jobs table and a claim of an unlimited kind writes nothing more.
+    static let version4 = SchemaMigration(
+        version: 4, name: "paused kinds and queues, rate-limited claims",
+        statements: [
+            """
+            CREATE TABLE lineup_paused (
+                scope TEXT NOT NULL CHECK (scope IN ('kind', 'queue')),
+                name TEXT NOT NULL,
+                paused_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                PRIMARY KEY (scope, name)
+            )
+            """,
+            """
+            CREATE TABLE lineup_limit_claims (
+                scope TEXT NOT NULL,
+                claimed_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX lineup_limit_claims_recent ON lineup_limit_claims (scope, claimed_at)",
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.
