@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1, version2],
+        subject: subject, migrations: [version1, version2, versionCancellation],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -105,6 +105,15 @@ package enum JobTableMigrations {
             "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'queued' AND after_ids <> '{}'",
             "DROP INDEX lineup_jobs_unique_key",
             "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running')",
+        ])
+
+    /// An operator's request to cancel a running job (`lineup cancel --database`): the daemon
+    /// that holds the job reads it (notified on `lineup_cancel`, or at its next tick) and stops
+    /// the job. A request on a job given back stays for the daemon that claims it next.
+    static let versionCancellation = SchemaMigration(
+        version: 3, name: "cancellation requests",
+        statements: [
+            "ALTER TABLE lineup_jobs ADD COLUMN cancel_requested_at TIMESTAMPTZ"
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.
