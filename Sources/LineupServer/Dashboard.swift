@@ -20,6 +20,7 @@ import NIOCore
 /// | `GET /api/events` | server-sent events: the daemon's events as they happen, and a `status` every second |
 /// | `POST /api/jobs/ID/retry` | queue a failed job again (as `lineup retry`) |
 /// | `POST /api/jobs/ID/discard` | remove a failed job for good |
+/// | `POST /api/jobs/ID/cancel` | cancel a queued or running job (as `lineup cancel`): a running one is stopped by its daemon |
 /// | `POST /api/flush` | flush now (as SIGUSR1), answering when it is done |
 /// | `POST /api/pause/kind/NAME`, `POST /api/pause/queue/NAME` | pause a kind or a queue (as `lineup pause`) |
 /// | `POST /api/resume/kind/NAME`, `POST /api/resume/queue/NAME` | resume it (as `lineup resume`) |
@@ -150,6 +151,18 @@ struct Dashboard: Sendable {
                     logger.notice("dashboard action", metadata: ["scope": "\(scope)", "paused": "\(paused)", "changed": "\(changed)"])
                     return try Self.json(["scope": scope.description, "paused": paused ? "true" : "false", "changed": changed ? "true" : "false"])
                 }
+            }
+        }
+        route(router, actions, "/api/jobs/{id}/cancel", .post) { request, context in
+            try await Self.dropActionBody(request)
+            let id = try Self.jobID(context)
+            switch try daemon.cancelJob(id) {
+            case let .failedWhileQueued(names):
+                return try Self.json(["job": id, "outcome": "failed while queued", "names": names.joined(separator: ",")])
+            case let .stopping(names):
+                return try Self.json(["job": id, "outcome": "stopping", "names": names.joined(separator: ",")])
+            case .notFound:
+                throw HTTPError(.notFound, message: "no queued or running job \(id) (finished, or unknown)")
             }
         }
         route(router, actions, "/api/flush", .post) { request, _ in

@@ -7,6 +7,7 @@ extension JobFile {
         var kind: String
         var id: String?
         var after: [String] = []
+        var afterSettled = false
         var maxAttempts: Int?
         var baseDelay: Double?
         var timeout: Double?
@@ -25,6 +26,7 @@ extension JobFile {
             self.kind = kind
             id = try reader.string("id")
             after = try reader.strings("after", each: "a job id", together: "job ids")
+            afterSettled = try reader.bool("afterSettled") ?? false
             maxAttempts = try reader.integer("maxAttempts", atLeast: 1)
             uniqueKey = try reader.string("uniqueKey")
             notBefore = try reader.date("notBefore")

@@ -10,8 +10,11 @@ public import Foundation
 public struct JobOptions: Sendable, Hashable {
     /// An id that other jobs can name in their `after`; the job is named after it.
     public var id: String?
-    /// Ids of jobs that must be settled first.
+    /// Ids of jobs that must be done first (or settled, done or failed, with ``afterSettled``).
     public var after: [String]
+    /// Whether the job runs once every job in ``after`` has settled, failed ones included,
+    /// rather than only once all are done.
+    public var afterSettled: Bool
     /// Attempts before the job fails for good (the daemon's default when nil).
     public var maxAttempts: Int?
     /// The first retry's delay; later ones double it (the daemon's default when nil).
@@ -32,12 +35,13 @@ public struct JobOptions: Sendable, Hashable {
 
     /// Makes options; each one left out takes the daemon's default.
     public init(
-        id: String? = nil, after: [String] = [], maxAttempts: Int? = nil, baseDelay: Duration? = nil,
+        id: String? = nil, after: [String] = [], afterSettled: Bool = false, maxAttempts: Int? = nil, baseDelay: Duration? = nil,
         timeout: Duration? = nil, uniqueKey: String? = nil, notBefore: Date? = nil,
         priority: Int? = nil, queue: String? = nil, uniqueFor: Duration? = nil
     ) {
         self.id = id
         self.after = after
+        self.afterSettled = afterSettled
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.timeout = timeout

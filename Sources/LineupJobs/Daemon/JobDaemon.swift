@@ -109,6 +109,10 @@ public final class JobDaemon: Service, Sendable {
         var phase = Phase.idle
         var runner: (any JobRunning)?
         var container: PersistentContainer?
+        /// The spool it runs on, once open.
+        var spool: SpoolDirectory?
+        /// The jobs of the database, when it runs on one.
+        var databaseJobs: (any SharedJobQueue)?
         /// The spool's and the store's locks, held from the start until the store is closed.
         var ownership: [OwnershipLock] = []
         /// Why the daemon stops by itself (nothing could be acknowledged for too long); nil for a
@@ -266,6 +270,8 @@ public final class JobDaemon: Service, Sendable {
         state.withLock { state in
             state.runner = runner
             state.container = container
+            state.spool = spool
+            state.databaseJobs = databaseJobs
             state.ownership = opened.ownership
         }
         logger.info(
@@ -341,6 +347,11 @@ public final class JobDaemon: Service, Sendable {
         services.append(
             RecurringService(name: "status writer", worksAtStart: false, pause: { configuration.statusInterval }) {
                 await runner.refreshStatus()
+            })
+        services.append(
+            // An operator's request to cancel a running job is acted on within this pause.
+            RecurringService(name: "cancellations", worksAtStart: true, pause: { .milliseconds(250) }) {
+                await runner.checkCancellationRequests()
             })
         services.append(retentionService(spool: spool, database: databaseJobs))
         services.append(cronService(spool: spool))

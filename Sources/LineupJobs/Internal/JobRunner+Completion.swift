@@ -58,26 +58,31 @@ extension JobRunner {
         flushIfIdle()
     }
 
-    /// The attempt's time limit is up: cancel the task, whose attempt then fails as timed out
-    /// (``JobTask/expire(after:)``), unless it is saving already. If it has not stopped after
-    /// the cancellation timeout, the job fails for good without it.
+    /// The attempt's time limit is up: stop the task, whose attempt then fails as timed out,
+    /// unless it is saving already.
     func attemptTimedOut(claim: String, task: JobTask, after limit: Duration) {
         assertOnCoordinator()
-        guard let record = live[claim], record.task === task, task.expire(after: limit) else { return }
-        let grace = settings.withLock { $0.configuration.cancellationTimeout }
+        guard let record = live[claim], record.task === task, task.stop(.timedOut(after: limit)) else { return }
         logger.warning(
             "job timed out; cancelling it",
             metadata: [
                 "job": "\(record.jobID)", "attempt": "\(record.attempt)",
                 "timeout_s": "\(DaemonConfiguration.seconds(limit))",
             ])
+        failIfStillRunning(claim: claim, task: task, stoppedFor: .timedOut(after: limit))
+    }
+
+    /// After the cancellation timeout, a stopped task that still runs is given up on: the job
+    /// fails for good without it, and shutdown knows of its thread (``runawayTasks``).
+    func failIfStillRunning(claim: String, task: JobTask, stoppedFor reason: AttemptStopReason) {
+        let grace = settings.withLock { $0.configuration.cancellationTimeout }
         clock.schedule(grace, coordinator) { [weak task] in
             guard let task, let record = self.live[claim], record.task === task else { return }
             // Still running: give up on the thread, not on the promise that the job ends.
             self.queuedTaskCount -= 1
             record.startedAt = task.startedAt
             self.runawayTasks[ObjectIdentifier(task)] = record.info
-            self.failPermanently(record, task.timedOutError(after: limit, stopped: false))
+            self.failPermanently(record, task.error(for: reason, stopped: false))
             self.resumeWaiters()
             self.claimWhileRoom()
         }

@@ -333,7 +333,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         JobRequest(
             jobID: record.jobID, name: record.name, file: record.file!, jobFilePath: record.claimed.enqueuedFileName,
             attempt: record.attempt, interruptions: record.claimed.interruptions, paths: paths,
-            container: container, logger: logger)
+            container: container, logger: logger, settledReport: { [jobs] id in jobs.settledReport(ofJobID: id) })
     }
 
     // MARK: - Dependencies
@@ -367,7 +367,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     /// What the job's `after` list comes to now; the job storage tells how jobs not in hand were
     /// settled.
     private func verdict(on file: JobFile, of claim: String) -> DependencyBook.Verdict {
-        dependencies.verdict(for: claim, after: file.after) { jobs.settledOutcome(ofJobID: $0) }
+        dependencies.verdict(for: claim, after: file.after, runsAfterFailures: file.afterSettled) { jobs.settledOutcome(ofJobID: $0) }
     }
 
     /// Parks the job until the jobs it waits for settle. A dependency that has finished and only

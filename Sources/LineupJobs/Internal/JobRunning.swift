@@ -6,6 +6,8 @@ import LineupSpool
 protocol JobRunning: AnyObject, Sendable {
     /// Claims what is due, soon (a hint: files arrived, or a notification came).
     func claimAvailable()
+    /// Acts on the operators' requests to cancel running jobs.
+    func checkCancellationRequests() async
     /// Told after each child save: the main context now holds `rows` unsaved rows.
     func mainContextHolds(_ rows: Int)
     /// Takes a reloaded configuration's settings.

@@ -71,6 +71,20 @@ package protocol JobStorage: Sendable {
     /// none is known. The runner refuses a job with `uniqueFor` within that period of it. A
     /// storage that judges `uniqueFor` itself when jobs are enqueued (the database's) says nil.
     func lastDone(withUniqueKey key: String) -> Date?
+    /// The report of the settled job with this id (done wins over failed, as in
+    /// ``settledOutcome(ofJobID:)``); nil when no settled job has it, or its report cannot be
+    /// read.
+    func settledReport(ofJobID id: String) -> DependencyReport?
+
+    /// The ids or names of the jobs that operators asked to cancel while they run, of those this
+    /// daemon may hold. Asked a few times a second: cheap when there are none.
+    func cancellationRequests() throws -> [String]
+
+    /// Settles the requests that ``cancellationRequests()`` returned: those the runner
+    /// `actedOn` are forgotten; of those naming no job it holds (`notHeld`), the ones whose job no
+    /// longer runs here are dropped (it had finished) and returned, while the others stay for
+    /// when the runner holds it (a job claimed ahead, a bulk's line not handed out yet).
+    func settleCancellationRequests(actedOn: [String], notHeld: [String]) throws -> [String]
 
     /// Prepares the acknowledgement of a job that succeeded, on the thread of its task, so that
     /// what is left after the flush is as little as possible.

@@ -31,6 +31,10 @@ final class SpoolJobStorage: JobStorage {
                 doneByUniqueKey[uniqueKey] = date
             }
         }
+        /// The reports of the jobs this run settled, and of bulk lines read in ledgers.
+        var reports = RecentReports()
+        /// Where the job files with ids read in `done/` and `failed/` lie, for their reports.
+        var reportFiles: [String: SpoolEntry] = [:]
     }
 
     init(spool: SpoolDirectory) {
@@ -56,7 +60,10 @@ final class SpoolJobStorage: JobStorage {
         // Noted first: if the move fails, the job stays in active/ until the next start, and
         // for this run it failed all the same.
         if let id = report.id {
-            settled.withLock { $0.outcomes.note(id, .failed(reason: report.reason)) }
+            settled.withLock { files in
+                files.outcomes.note(id, .failed(reason: report.reason))
+                files.reports.note(id, .failed(report))
+            }
         }
         try spool.fail(job, report: report)
     }
@@ -74,6 +81,22 @@ final class SpoolJobStorage: JobStorage {
         try spool.scheduledJobIDs().intersection(ids)
     }
 
+    func cancellationRequests() throws -> [String] {
+        try spool.cancellationRequests()
+    }
+
+    func settleCancellationRequests(actedOn: [String], notHeld: [String]) throws -> [String] {
+        for job in actedOn {
+            try spool.removeCancellationRequest(ofJob: job)
+        }
+        var dropped: [String] = []
+        for job in notHeld where try spool.runningEntries(matching: job).isEmpty {
+            try spool.removeCancellationRequest(ofJob: job)
+            dropped.append(job)
+        }
+        return dropped
+    }
+
     /// Reads the job files in `done/` and `failed/` and the ledgers of unfinished bulk files not
     /// read yet, lazily: only when the runner meets an id it does not know.
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome? {
@@ -87,6 +110,26 @@ final class SpoolJobStorage: JobStorage {
         }
     }
 
+    /// Kept in memory for the jobs this run settled; read from `done/` or `failed/` (or a bulk's
+    /// ledger) for the others, lazily, as ``settledOutcome(ofJobID:)`` reads outcomes.
+    func settledReport(ofJobID id: String) -> DependencyReport? {
+        settled.withLock { files in
+            if let report = files.reports[id] { return report }
+            if files.reportFiles[id] == nil {
+                scan(.done, into: &files)
+                scan(.failed, into: &files)
+                if let report = files.reports[id] { return report }
+                scanUnfinishedBulks(into: &files)
+                if let report = files.reports[id] { return report }
+            }
+            guard let entry = files.reportFiles[id] else { return nil }
+            if entry.state == .done {
+                return (try? spool.resultReport(for: entry)).map(DependencyReport.done)
+            }
+            return (try? spool.failureReport(for: entry)).map(DependencyReport.failed)
+        }
+    }
+
     private func scan(_ state: JobState, into files: inout SettledFiles) {
         guard let entries = try? spool.entries(state) else { return }
         func note(_ id: String, _ outcome: SettledJobOutcome) {
@@ -96,12 +139,18 @@ final class SpoolJobStorage: JobStorage {
             if entry.isBulk {
                 // Its failed lines lie in failed/ as job files of their own, filed before it
                 // finished; `lineup retry` may have taken them back since.
-                for id in (try? spool.acknowledgedLineIDs(of: entry)) ?? [] { note(id, .done) }
+                for line in (try? spool.settledLines(of: entry)) ?? [] where line.outcome == .done {
+                    note(line.id, .done)
+                    if let report = line.resultReport { files.reports.note(line.id, .done(report)) }
+                }
                 continue
             }
             guard let data = try? Data(contentsOf: entry.url),
                 let id = (try? JobFile(data: data, path: entry.path))?.id
             else { continue }
+            if state == .done || files.reportFiles[id]?.state != .done {
+                files.reportFiles[id] = entry
+            }
             if state == .done {
                 note(id, .done)
             } else {
@@ -128,10 +177,12 @@ final class SpoolJobStorage: JobStorage {
                 switch line.outcome {
                 case .done:
                     files.outcomes.note(line.id, .done)
+                    if let report = line.resultReport { files.reports.note(line.id, .done(report)) }
                 case let .failed(report):
                     // The ledger's entry counts even where a crash kept the line out of failed/.
                     let reason = report?.reason ?? "see line \(line.number) of \(bulk.path)"
                     files.outcomes.note(line.id, .failed(reason: reason))
+                    if let report { files.reports.note(line.id, .failed(report)) }
                 }
             }
         }
@@ -183,7 +234,10 @@ final class SpoolJobStorage: JobStorage {
         let (filed, filingError) = file(jobs, logger: logger)
         settled.withLock { files in
             for job in jobs where filed.contains(job.claimed.claim) {
-                if let id = job.report.id { files.outcomes.note(id, .done) }
+                if let id = job.report.id {
+                    files.outcomes.note(id, .done)
+                    files.reports.note(id, .done(job.report))
+                }
                 if let key = job.uniqueKey { files.noteDone(uniqueKey: key, at: job.report.finishedAt) }
             }
         }

@@ -54,6 +54,10 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// The named queue of each kind that runs in one, as a JSON object: what the claim reads a
     /// paused queue's kinds from (``DaemonConfiguration/queues``; a restart changes it).
     let queueOfKindJSON: String
+    /// Whether a request to cancel one of this daemon's jobs may have come: set by a
+    /// notification on ``JobDatabase/cancellationChannel`` and by every tick (a notification
+    /// is lost with its connection), so that the runner's frequent asks cost a query only then.
+    private let cancellationsMayWait = Locked(true)
 
     /// Registers this daemon in `lineup_daemons` with a lease of `lease`.
     init(
@@ -99,6 +103,9 @@ final class DatabaseJobStorage: SharedJobQueue {
         do {
             let session = try PostgresSession.connect(to: database.url, logger: logger)
             try session.listen(to: JobDatabase.channel) { _ in hint() }
+            try session.listen(to: JobDatabase.cancellationChannel) { [cancellationsMayWait] _ in
+                cancellationsMayWait.withLock { $0 = true }
+            }
             listener.withLock { $0 = session }
         } catch {
             logger.warning("cannot listen for new jobs; polling only", metadata: ["database": "\(location)", "error": "\(error)"])
@@ -120,6 +127,7 @@ final class DatabaseJobStorage: SharedJobQueue {
                 self.logger.warning("the job storage's tick failed", metadata: ["database": "\(self.location)", "error": "\(error)"])
             }
             // The poll: jobs may have come due (`notBefore`), or come with a notification lost.
+            self.cancellationsMayWait.withLock { $0 = true }
             hint()
             self.tick(every: interval, hint: hint)
         }
@@ -364,6 +372,53 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
         try database.pendingJobIDs(among: ids)
+    }
+
+    func settledReport(ofJobID id: String) -> DependencyReport? {
+        do {
+            return try database.settledReport(ofJobID: id)
+        } catch {
+            logger.error("cannot read the report of a settled job", metadata: ["id": "\(id)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    func cancellationRequests() throws -> [String] {
+        guard cancellationsMayWait.withLock({ mayWait in
+            defer { mayWait = false }
+            return mayWait
+        }) else { return [] }
+        do {
+            return try database.sessions.withSession { session in
+                try session.rows(
+                    """
+                    SELECT name FROM lineup_jobs
+                    WHERE claimed_by = $1 AND state = 'running' AND cancel_requested_at IS NOT NULL ORDER BY id
+                    """, [.integer(daemonID)]
+                ).compactMap(\.[0].textIfPresent)
+            }
+        } catch {
+            // Asked again at the next notification or tick.
+            cancellationsMayWait.withLock { $0 = true }
+            throw error
+        }
+    }
+
+    /// A request on a job that is not running here any more vanishes by itself (the query reads
+    /// running jobs only); one on a job claimed ahead stays for when the runner holds it.
+    func settleCancellationRequests(actedOn: [String], notHeld: [String]) throws -> [String] {
+        guard !actedOn.isEmpty else { return [] }
+        let names = try JobDatabase.jsonArgument(actedOn)
+        try database.sessions.withSession { session in
+            _ = try session.execute(
+                """
+                UPDATE lineup_jobs SET cancel_requested_at = NULL
+                WHERE claimed_by = $1 AND state = 'running' AND cancel_requested_at IS NOT NULL
+                    AND (name IN (SELECT jsonb_array_elements_text($2::jsonb))
+                         OR job_id IN (SELECT jsonb_array_elements_text($2::jsonb)))
+                """, [.integer(daemonID), names])
+        }
+        return []
     }
 
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome? {

@@ -266,6 +266,23 @@ public final class JobDatabase: Sendable {
         }
     }
 
+    /// The report of the job with this id that was settled (done wins over failed); nil when no
+    /// job with it is done or failed, or its report cannot be read.
+    func settledReport(ofJobID id: String) throws -> DependencyReport? {
+        try sessions.withSession { session in
+            let rows = try session.rows(
+                """
+                SELECT state, report FROM lineup_jobs WHERE job_id = $1 AND state IN ('done', 'failed')
+                ORDER BY state = 'done' DESC, id DESC LIMIT 1
+                """, [.text(id)])
+            guard let row = rows.first, case let .text(report) = row[1] else { return nil }
+            if row[0] == .text(JobState.done.columnValue) {
+                return (try? JobResultReport(data: Data(report.utf8))).map(DependencyReport.done)
+            }
+            return (try? JobFailureReport(data: Data(report.utf8))).map(DependencyReport.failed)
+        }
+    }
+
     /// Which of `ids` belong to jobs that are queued or running (here or on another daemon).
     func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
@@ -319,15 +336,15 @@ public final class JobDatabase: Sendable {
 
 extension StoreValue {
     /// The text, for a text value; nil for NULL (or another type).
-    fileprivate var textIfPresent: String? {
+    var textIfPresent: String? {
         if case let .text(text) = self { text } else { nil }
     }
 
-    fileprivate var integerIfPresent: Int64? {
+    var integerIfPresent: Int64? {
         if case let .integer(integer) = self { integer } else { nil }
     }
 
-    fileprivate var realIfPresent: Double? {
+    var realIfPresent: Double? {
         if case let .real(real) = self { real } else { nil }
     }
 }

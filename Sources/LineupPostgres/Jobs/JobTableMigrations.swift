@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1, version2, version3, version4],
+        subject: subject, migrations: [version1, version2, version3, version4, version5],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -147,6 +147,15 @@ package enum JobTableMigrations {
             )
             """,
             "CREATE INDEX lineup_limit_claims_recent ON lineup_limit_claims (scope, claimed_at)",
+        ])
+
+    /// An operator's request to cancel a running job (`lineup cancel --database`): the daemon
+    /// that holds the job reads it (notified on `lineup_cancel`, or at its next tick) and stops
+    /// the job. A request on a job given back stays for the daemon that claims it next.
+    static let version5 = SchemaMigration(
+        version: 5, name: "cancellation requests",
+        statements: [
+            "ALTER TABLE lineup_jobs ADD COLUMN cancel_requested_at TIMESTAMPTZ"
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.

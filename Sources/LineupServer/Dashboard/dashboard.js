@@ -76,7 +76,16 @@ function render(status) {
     // An import knows its count only at the end: the bar moves back and forth meanwhile.
     progress.append(bar, total > 0 ? ` ${done}/${total}` : ` ${done}`);
     progress.className = "progress";
-    row.append(name, cell(entry.job.kind), cell(entry.job.attempt), progress);
+    const actions = document.createElement("td");
+    const cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.textContent = "cancel";
+    cancel.dataset.action = "cancel";
+    cancel.dataset.job = entry.job.name;
+    cancel.addEventListener("click", () =>
+      act(`/api/jobs/${encodeURIComponent(entry.job.id || entry.job.name)}/cancel`, `cancel ${entry.job.id || entry.job.name}`));
+    actions.append(cancel);
+    row.append(name, cell(entry.job.kind), cell(entry.job.attempt), progress, actions);
     return row;
   }), "no job is running");
 }

@@ -33,6 +33,18 @@ struct JobFileFieldReader {
         }
     }
 
+    /// `true` or `false`.
+    func bool(_ name: String) throws(SpoolError) -> Bool? {
+        switch value(name) {
+        case nil:
+            return nil
+        case .bool(let flag):
+            return flag
+        case let other?:
+            throw invalid("field `\(name)` must be true or false, found \(other.typeDescription)")
+        }
+    }
+
     /// An integer no less than `minimum`.
     func integer(_ name: String, atLeast minimum: Int) throws(SpoolError) -> Int? {
         switch value(name) {
