@@ -10,6 +10,15 @@ import Testing
 /// Batches: jobs enqueued together with a callback that runs once all of them have settled, on
 /// success only or always, and reads what they did (`JobRequest.dependencyReports()`).
 @Suite(.daemonTestTimeLimit) struct BatchTests {
+    /// The tests' kinds and a batch's callback, `read-dependencies`.
+    static func registry() -> JobRegistry {
+        var registry = testRegistry()
+        registry.register("read-dependencies") { request in
+            ReadDependenciesTask(request: request)
+        }
+        return registry
+    }
+
     /// Three imports, one of which fails for good; the callback runs always and reads two done
     /// reports (with what they inserted) and one failure.
     static func enqueueImports(
@@ -25,7 +34,7 @@ import Testing
     }
 
     @Test func aCallbackThatRunsAlwaysReadsTheReportsOfEveryJobOfTheBatch() async throws {
-        let harness = try DaemonHarness { $0.maxConcurrentJobs = 4 }
+        let harness = try DaemonHarness(registry: Self.registry()) { $0.maxConcurrentJobs = 4 }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
         let batch = try Self.enqueueImports(with: JobClient(spool: harness.spool), runsCallback: .whenAllSettled, id: "nightly")
@@ -55,7 +64,7 @@ import Testing
     }
 
     @Test func aCallbackOnSuccessOnlyFailsNamingTheJobThatFailed() async throws {
-        let harness = try DaemonHarness { $0.maxConcurrentJobs = 4 }
+        let harness = try DaemonHarness(registry: Self.registry()) { $0.maxConcurrentJobs = 4 }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
         _ = try Self.enqueueImports(with: JobClient(spool: harness.spool), runsCallback: .whenAllDone, id: "strict")
@@ -70,7 +79,7 @@ import Testing
     /// After a restart, the callback reads reports from where they are filed: done lines in the
     /// bulk's ledger, failed ones in `failed/`.
     @Test func reportsFiledByAnEarlierRunAreRead() async throws {
-        let first = try DaemonHarness { $0.maxConcurrentJobs = 4 }
+        let first = try DaemonHarness(registry: Self.registry()) { $0.maxConcurrentJobs = 4 }
         defer { first.removeFiles() }
         var (events, run) = try await first.start()
         let client = JobClient(spool: first.spool)
@@ -83,7 +92,7 @@ import Testing
         _ = try await first.daemon.flush()
         try await first.stop(run)
 
-        let second = try DaemonHarness(root: first.root) { $0.maxConcurrentJobs = 4 }
+        let second = try DaemonHarness(root: first.root, registry: Self.registry()) { $0.maxConcurrentJobs = 4 }
         var (laterEvents, laterRun) = try await second.start()
         let callback = try second.spool.enqueue(
             try JobFile(kind: "read-dependencies", after: ["earlier.1", "earlier.2"], afterSettled: true))
@@ -154,7 +163,7 @@ import Testing
 struct DatabaseBatchTests {
     @Test func aCallbackReadsTheReportsFromTheTable() async throws {
         let database = try DatabaseJobsTests.Database()
-        let harness = try DaemonHarness {
+        let harness = try DaemonHarness(registry: BatchTests.registry()) {
             $0.databaseURL = database.url
             $0.maxConcurrentJobs = 4
         }

@@ -111,7 +111,8 @@ struct DatabasePauseAndLimitTests {
     @Test func aRateLimitAcrossDaemonsHoldsJobsBackAndReleasesThemTheNextPeriod() async throws {
         let database = try Database()
         func limited(_ configuration: inout DaemonConfiguration) {
-            configuration.limits = [.kind("insert-rows"): JobLimit(rate: .init(jobs: 2, per: .seconds(3)))]
+            // A period long enough that a loaded machine finishes the first pair well within it.
+            configuration.limits = [.kind("insert-rows"): JobLimit(rate: .init(jobs: 2, per: .seconds(10)))]
         }
         let first = try harness(database, configure: limited)
         defer { first.removeFiles() }
@@ -133,7 +134,7 @@ struct DatabasePauseAndLimitTests {
         // The second pair was claimed a period after the first.
         #expect(
             try database.psql(
-                "SELECT extract(epoch FROM min(claimed_at) FILTER (WHERE name IN ('rated-3', 'rated-4')) - max(claimed_at) FILTER (WHERE name IN ('rated-1', 'rated-2'))) >= 2.5 FROM lineup_jobs")
+                "SELECT extract(epoch FROM min(claimed_at) FILTER (WHERE name IN ('rated-3', 'rated-4')) - max(claimed_at) FILTER (WHERE name IN ('rated-1', 'rated-2'))) >= 9.5 FROM lineup_jobs")
                 == "t")
         try await first.stop(firstRun)
         try await second.stop(secondRun)

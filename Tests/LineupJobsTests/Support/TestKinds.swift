@@ -333,9 +333,6 @@ func testRegistry(
     registry.register("enqueue-follow-ups", parameters: EnqueueFollowUpsTask.Parameters.self) { request, parameters in
         EnqueueFollowUpsTask(request: request, parameters: parameters)
     }
-    registry.register("read-dependencies") { request in
-        ReadDependenciesTask(request: request)
-    }
     registry.register("count-rows") { request in
         CountRowsTask(request: request)
     }
