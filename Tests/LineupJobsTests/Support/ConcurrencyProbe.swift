@@ -32,7 +32,7 @@ final class ConcurrencyProbe: Sendable {
     }
 
     /// `registry` with the kind `probe`: a task that saves a row and holds its place for
-    /// `milliseconds` (default 30), counted by this probe.
+    /// 300 ms, counted by this probe: long enough that tasks overlap on a loaded machine.
     func registering(in registry: JobRegistry) -> JobRegistry {
         var registry = registry
         registry.register("probe") { request in ProbeTask(request: request, probe: self) }
@@ -55,7 +55,7 @@ final class ProbeTask: JobTask, @unchecked Sendable {
         defer { probe.leave() }
         let row = TestRow(context: context)
         row.label = jobID
-        Thread.sleep(forTimeInterval: 0.03)
+        Thread.sleep(forTimeInterval: 0.3)
         return JobOutcome(summary: "probed", counts: ["rows": 1])
     }
 }
