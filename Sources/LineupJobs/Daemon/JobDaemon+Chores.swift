@@ -40,7 +40,9 @@ extension JobDaemon {
     func pruneDone(in database: any SharedJobQueue, finishedBefore cutoff: Date) async {
         let logger = self.logger
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
+            // Not on a Dispatch worker: on Linux they also run the Swift tasks (see "Threads"
+            // in JobTask).
+            Thread {
                 do {
                     let removed = try database.pruneDone(finishedBefore: cutoff)
                     if removed > 0 {
@@ -52,7 +54,7 @@ extension JobDaemon {
                     logger.warning("cannot remove done jobs of the database past their retention", metadata: ["error": "\(error)"])
                 }
                 continuation.resume()
-            }
+            }.start()
         }
     }
 

@@ -31,8 +31,8 @@ import LineupLocking
 /// ## How the operation waits for its work
 ///
 /// `main()` starts the work as a Swift `Task` on the global concurrent executor and then waits
-/// for it, once, on the operation's own thread. That thread is one of the `OperationQueue`'s
-/// (a Dispatch worker), never a thread of Swift's cooperative pool, and the work never needs it:
+/// for it, once, on the operation's own thread. That thread is the task's own (see "Threads" in
+/// ``JobTask``), never one that runs Swift tasks, and the work never needs it:
 /// it runs on the pool, and its `perform` blocks on the context's queue. So the wait cannot
 /// deadlock, and the pool, which has one thread per core, never loses a thread to it. It holds
 /// one operation thread per running job, as a synchronous task does, within the queue's
