@@ -7,9 +7,9 @@ import Testing
 
 /// Synchronous jobs block their threads; the process's Swift tasks (the daemon's loops, its
 /// timers, async jobs, an embedding service's handlers) must not wait for those threads. On
-/// Linux a queue's workers come from libdispatch's default-QoS pool, which also runs the Swift
-/// tasks and grows by about a thread a second once its threads block: jobs run on threads of
-/// their own (see "Threads" in `JobTask`).
+/// Linux a default queue's workers come from libdispatch's default-QoS pool, which also runs the
+/// Swift tasks and grows by about a thread a second once its threads block: the job queues run
+/// at utility quality of service, in a pool of their own (see `BlockingWork`).
 @Suite(.daemonTestTimeLimit) struct BlockingJobsTests {
     @Test func thirtyTwoBlockedJobsDoNotHoldBackTheProcesssSwiftTasks() async throws {
         let release = Latch()
@@ -23,11 +23,11 @@ import Testing
         var (events, run) = try await harness.start()
         let entries = try (0..<32).map { _ in try harness.enqueue(["kind": "block"]) }
 
-        // While the jobs start and block, the test's short sleeps end in time. Were the jobs on
-        // the pool's workers, one would end only once the pool had grown by a thread for each
+        // While the jobs start and block, the test's short sleeps end in time. Were the jobs in
+        // the Swift tasks' pool, one would end only once that pool had grown by a thread for each
         // job, about half a minute; the bound leaves room for a machine loaded by other tests.
         var longestSleep = Duration.zero
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(100)
         while blocked.withLock({ $0 }) < 32, ContinuousClock.now < deadline {
             let start = ContinuousClock.now
             try await Task.sleep(for: .milliseconds(10))

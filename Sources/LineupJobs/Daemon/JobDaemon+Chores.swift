@@ -36,13 +36,12 @@ extension JobDaemon {
         }
     }
 
-    /// The database's side of the retention, on a thread of its own: its calls block.
+    /// The database's side of the retention, off the Swift tasks' threads: its calls block (see
+    /// `BlockingWork`).
     func pruneDone(in database: any SharedJobQueue, finishedBefore cutoff: Date) async {
         let logger = self.logger
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // Not on a Dispatch worker: on Linux they also run the Swift tasks (see "Threads"
-            // in JobTask).
-            Thread {
+            BlockingWork.queue.async {
                 do {
                     let removed = try database.pruneDone(finishedBefore: cutoff)
                     if removed > 0 {
@@ -54,7 +53,7 @@ extension JobDaemon {
                     logger.warning("cannot remove done jobs of the database past their retention", metadata: ["error": "\(error)"])
                 }
                 continuation.resume()
-            }.start()
+            }
         }
     }
 

@@ -108,6 +108,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         self.jitter = jitter
         self.committer = GroupCommitter(container: container, jobs: jobs)
         queue.name = "lineup.jobs"
+        queue.qualityOfService = BlockingWork.qualityOfService
         queue.maxConcurrentOperationCount = settings.configuration.maxConcurrentJobs
         var queuesByKind: [String: OperationQueue] = [:]
         var queuesByName: [String: OperationQueue] = [:]
@@ -115,6 +116,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         for (name, definition) in settings.configuration.queues.sorted(by: { $0.key < $1.key }) {
             let named = OperationQueue()
             named.name = "lineup.jobs.\(name)"
+            named.qualityOfService = BlockingWork.qualityOfService
             named.maxConcurrentOperationCount = definition.concurrency
             allQueues.append(named)
             queuesByName[name] = named

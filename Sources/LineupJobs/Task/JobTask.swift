@@ -48,19 +48,6 @@ import LineupLocking
 ///
 /// A task also runs on its own, outside a queue (the `lineup run` command): call `start()`,
 /// read ``result``, then flush the container.
-///
-/// ## Threads
-///
-/// A queue calls `start()` on a worker of Dispatch's shared pool. On Linux that pool also runs
-/// the process's Swift tasks, keeps about one runnable thread per core, and adds threads slowly
-/// (about one a second) once its threads block. A job blocks its thread for as long as it runs,
-/// so a job run on the worker would hold back every Swift task of the process: timers fire
-/// late, HTTP handlers do not answer, and an ``AsyncJobTask``'s own work waits. With twelve
-/// such jobs starting, a 10 ms sleep of a Swift task took 11 s. So a task started by a queue
-/// runs its attempt on a thread of its own, named after the job, and the worker goes back to
-/// the pool at once; the queue still counts the task as running until it has finished. Started
-/// by hand, from a thread that is no queue's, a task runs on that thread and `start()` returns
-/// when it has finished.
 open class JobTask: Operation, @unchecked Sendable {
     // @unchecked Sendable: the only mutable state is `state`, behind a mutex; the rest is
     // immutable after init, and Operation's own state is thread-safe.
@@ -172,17 +159,6 @@ open class JobTask: Operation, @unchecked Sendable {
     /// (Not from `completionBlock`: corelibs dispatches every operation's completion block onto
     /// a global queue, a thread hop for each job.)
     public final override func start() {
-        guard let queue = OperationQueue.current, queue !== OperationQueue.main else {
-            startHere()
-            return
-        }
-        // Started by a queue: see "Threads".
-        let thread = Thread { self.startHere() }
-        thread.name = "lineup job \(request.jobID)"
-        thread.start()
-    }
-
-    private func startHere() {
         super.start()
         let finishedWithoutRunning = state.withLock { state in state.startedAt == nil ? state.onFinish : nil }
         finishedWithoutRunning?(self)
