@@ -1,6 +1,5 @@
 import Foundation
 import LineupJobs
-import LineupLocking
 import LineupSpool
 import LineupStore
 import Logging
@@ -71,13 +70,13 @@ import Testing
         configuration.retry = RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100))
         // Every job's first attempt waits for all of them before it reads, so that they overlap
         // however busy the machine is.
-        let allStarted = AllStarted(parties: jobs.count)
+        let allStarted = StartBarrier(parties: jobs.count)
         var registry = JobRegistry()
         registry.register(ImportBuoyTask.kind, parameters: ImportBuoyTask.Parameters.self) { request, parameters in
-            try TogetherTask(ImportBuoyTask(request: request, parameters: parameters), request: request, barrier: allStarted)
+            try StartTogetherTask(ImportBuoyTask(request: request, parameters: parameters), request: request, barrier: allStarted, timeout: 120)
         }
         registry.register(ImportCoreDataTask.kind, parameters: ImportCoreDataTask.Parameters.self) { request, parameters in
-            try TogetherTask(ImportCoreDataTask(request: request, parameters: parameters), request: request, barrier: allStarted)
+            try StartTogetherTask(ImportCoreDataTask(request: request, parameters: parameters), request: request, barrier: allStarted, timeout: 120)
         }
         let daemon = JobDaemon(
             configuration: configuration, registry: registry, model: SurfJournalModel.model, logger: Logger(label: "test"))
@@ -108,47 +107,5 @@ import Testing
         #expect(try store.rowCount(of: "BuoyObservation") == expected.observations)
         #expect(try store.rowCount(of: "JournalEntry") == 5_000)
         #expect(try store.integrityCheck() == "ok")
-    }
-}
-
-/// A job whose first attempt starts only once every job's first attempt has started.
-private final class TogetherTask: JobTask, @unchecked Sendable {
-    // @unchecked Sendable: immutable state beyond JobTask's own; the task and barrier are
-    // Sendable.
-    private let task: JobTask
-    private let barrier: AllStarted
-
-    init(_ task: JobTask, request: JobRequest, barrier: AllStarted) {
-        self.task = task
-        self.barrier = barrier
-        super.init(request: request)
-    }
-
-    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
-        if request.attempt == 1 {
-            guard barrier.arriveAndWait(timeout: 120) else {
-                throw JobError(.jobFailed, "the other imports did not start within 120 s", jobFile: request.jobFilePath, isRetryable: false)
-            }
-        }
-        return try task.run(in: context)
-    }
-}
-
-/// Lets threads go on once `parties` of them have arrived.
-private final class AllStarted: Sendable {
-    private let parties: Int
-    private let arrived = Locked(0)
-
-    init(parties: Int) { self.parties = parties }
-
-    /// Arrives, then waits until every party has; false when `timeout` seconds pass first.
-    func arriveAndWait(timeout: Double) -> Bool {
-        arrived.withLock { $0 += 1 }
-        let deadline = Date().addingTimeInterval(timeout)
-        while arrived.withLock({ $0 }) < parties {
-            guard Date() < deadline else { return false }
-            usleep(1_000)
-        }
-        return true
     }
 }
