@@ -48,6 +48,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var otelEndpoint: String?
     @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
     var logFormat: LogFormat = .text
+    @Option(help: ArgumentHelp(LimitOption.help))
+    var limit: [String] = []
 
     enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
         case text, json
@@ -112,6 +114,10 @@ struct DaemonOptions: ParsableArguments, Sendable {
                 throw ValidationError("--otel-endpoint must be an http or https URL such as http://127.0.0.1:4318")
             }
             configuration.otelEndpoint = url
+        }
+        for text in limit {
+            let (scope, limit) = try LimitOption.parse(text)
+            configuration.limits[scope] = limit
         }
         try configuration.validate()
         return configuration

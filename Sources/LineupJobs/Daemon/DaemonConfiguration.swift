@@ -124,6 +124,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// to its `/v1/traces`): `lineupd` then exports a span per attempt and per flush. Default
     /// nil: no tracer is bootstrapped, and the runner makes no span. Needs a restart to change.
     public var otelEndpoint: URL?
+    /// Limits on the jobs of a kind or a named queue (running at once, claimed per period), by
+    /// the scope they apply to. A job under a kind's limit and its queue's keeps to both.
+    /// Default none.
+    public var limits: [JobScope: JobLimit]
 
     /// A named queue of ``queues``.
     public struct NamedQueue: Sendable, Hashable {
@@ -182,6 +186,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.cron = []
         self.allowedHosts = []
         self.otelEndpoint = nil
+        self.limits = [:]
     }
 
     /// The default of ``flushRowLimit``: a few chunks of an import (10,000 rows each), a few
@@ -334,6 +339,25 @@ public struct DaemonConfiguration: Sendable, Hashable {
             for kind in queue.kinds.sorted() {
                 if let other = queuesByKind.updateValue(name, forKey: kind) {
                     throw invalid("job kind `\(kind)` is in two queues, `\(other)` and `\(name)`")
+                }
+            }
+        }
+        for (scope, limit) in limits.sorted(by: { $0.key < $1.key }) {
+            if scope.level == .queue, queues[scope.name] == nil {
+                throw invalid("`limits.\(scope)` names no queue of `queues`")
+            }
+            if limit.maxRunning == nil, limit.rate == nil {
+                throw invalid("`limits.\(scope)` must set `running`, or `rate` and `per`")
+            }
+            if let running = limit.maxRunning, !(1...1_000_000).contains(running) {
+                throw invalid("`limits.\(scope).running` must be from 1 to 1000000; found \(running)")
+            }
+            if let rate = limit.rate {
+                guard (1...1_000_000).contains(rate.jobs) else {
+                    throw invalid("`limits.\(scope).rate` must be from 1 to 1000000; found \(rate.jobs)")
+                }
+                guard rate.period > .zero, rate.period <= maximum else {
+                    throw invalid("`limits.\(scope).per` must be more than 0 s and at most \(Int(Self.maximumSeconds)) s (a year)")
                 }
             }
         }
