@@ -1,5 +1,6 @@
 import Foundation
 import LineupSpool
+import LineupTestSupport
 import OTel
 import Testing
 import Tracing
@@ -43,8 +44,13 @@ extension DaemonTests {
 
                     let attempts = { receiver.spans.filter { $0.name == "run import-buoy" } }
                     let flushes = { receiver.spans.filter { $0.name == "flush" } }
-                    try await sandbox.poll("the spans of two attempts and of a flush that acknowledged a job", timeout: .seconds(30)) {
-                        attempts().count >= 2 && flushes().contains { Int($0.attributes["lineup.flush.jobs_acknowledged"] ?? "") ?? 0 >= 1 }
+                    do {
+                        try await sandbox.poll("the spans of two attempts and of a flush that acknowledged a job", timeout: .seconds(30)) {
+                            attempts().count >= 2 && flushes().contains { Int($0.attributes["lineup.flush.jobs_acknowledged"] ?? "") ?? 0 >= 1 }
+                        }
+                    } catch {
+                        Issue.record("received: \(receiver.spans)\n\(sandbox.daemonLog.suffix(3_000))")
+                        throw error
                     }
 
                     let traced = try #require(attempts().first { $0.attributes["lineup.job.id"] == "traced" }, "\(receiver.spans)")
@@ -67,6 +73,48 @@ extension DaemonTests {
                         flushes().first { Int($0.attributes["lineup.flush.jobs_acknowledged"] ?? "") ?? 0 >= 1 }, "\(receiver.spans)")
                     #expect(Int(flush.attributes["lineup.flush.rows_written"] ?? "") ?? 0 > 0)
                     #expect(flush.attributes["lineup.flush.reason"] != nil)
+                }
+            } catch {
+                await receiver.stop()
+                throw error
+            }
+            await receiver.stop()
+        }
+
+        @Test(
+            "on a database the trace context travels in the table: the attempt's span is the child of the enqueuer's",
+            .enabled(if: PostgresTestServer.isAvailable || PostgresTestServer.isRequired))
+        func spansThroughTheDatabase() async throws {
+            let server = try PostgresTestServer.shared()
+            let database = try server.createDatabase()
+            defer { try? server.dropDatabase(database) }
+            let url = server.url(database: database)
+            let receiver = try await OTLPReceiver.start()
+            do {
+                try await withSandbox { sandbox in
+                    let sample = try BuoyFixtures.copySample(BuoyFixtures.sosSample, into: sandbox.input)
+                    let (job, enqueuer) = try Self.enqueueUnderSpan(input: sample.lastPathComponent, tracer: EnqueuerTracer.bootstrapped)
+                    // Enqueued straight into the table, as a producer on another host would.
+                    let lines = sandbox.root.appending(path: "traced.jsonl")
+                    try job.encoded().write(to: lines)
+                    let enqueued = try await sandbox.lineup(["enqueue", "--from", lines.path, "--database", url])
+                    try #require(enqueued.termination == .exited(0), "\(enqueued.standardError)")
+
+                    let daemon = try await sandbox.startDaemon(
+                        ["--database", url, "--otel-endpoint", receiver.endpoint, "--flush-interval", "0.2"],
+                        environment: ["OTEL_BSP_SCHEDULE_DELAY": "100"])
+                    try await sandbox.poll("the job done", timeout: .seconds(60), daemon: daemon) {
+                        try server.psql("SELECT count(*) FROM lineup_jobs WHERE state = 'done'", database: database) == "1"
+                    }
+                    daemon.send(SIGTERM)
+                    #expect(try await daemon.waitForExit(timeout: .seconds(60)) == .exited(0))
+
+                    let traced = { receiver.spans.first { $0.name == "run import-buoy" && $0.attributes["lineup.job.id"] == "traced" } }
+                    try await sandbox.poll("the attempt's span", timeout: .seconds(30)) { traced() != nil }
+                    let span = try #require(traced())
+                    #expect(span.traceID == Self.incomingTraceID)
+                    #expect(span.parentSpanID == enqueuer.parentID)
+                    #expect(span.attributes["lineup.job.outcome"] == "succeeded")
                 }
             } catch {
                 await receiver.stop()
@@ -120,7 +168,7 @@ extension DaemonTests {
             "a bad endpoint exits 64 naming the option",
             arguments: [
                 (["--otel-endpoint", "ftp://127.0.0.1:4318"], "`otelEndpoint` must be an http or https URL"),
-                (["--otel-endpoint", "127.0.0.1:4318"], "`otelEndpoint` must be an http or https URL"),
+                (["--otel-endpoint", "127.0.0.1:4318"], "--otel-endpoint must be an http or https URL"),
                 (["--otel-endpoint", "http://"], "`otelEndpoint` must be an http or https URL"),
             ])
         func badEndpoint(arguments: [String], message: String) async throws {

@@ -326,6 +326,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         do {
             record.preparedTask = try registry.makeTask(for: makeRequest(record))
         } catch {
+            traceAttemptThatCouldNotStart(record, error)
             failPermanently(record, error)
             return
         }
@@ -454,6 +455,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             do {
                 task = try registry.makeTask(for: makeRequest(record))
             } catch {
+                traceAttemptThatCouldNotStart(record, error)
                 handleFailure(record, error)
                 return
             }
@@ -494,6 +496,12 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         // started by it too (the queue knows five levels: ten are folded into them).
         task.queuePriority = Self.queuePriority(of: record.file?.priority ?? JobFile.defaultPriority)
         operationQueue(for: record.file).addOperation(task)
+    }
+
+    /// The span of an attempt whose task could not be made, when a tracer is bootstrapped.
+    private func traceAttemptThatCouldNotStart(_ record: Record, _ error: any Error) {
+        tracing?.recordAttemptThatCouldNotStart(
+            jobID: record.jobID, name: record.name, file: record.file, attempt: record.attempt, error: error)
     }
 
     /// An `Operation`'s five levels for a job's ten (0 most urgent).

@@ -30,6 +30,14 @@ struct JobTracing: Sendable {
         AttemptTracing(tracer: tracer, parent: parentContext(of: file), jobID: jobID, name: name, kind: file?.kind ?? "?", attempt: attempt)
     }
 
+    /// Records an attempt that failed before it ran, because its task could not be made (an
+    /// input that is not there, parameters its kind refuses): it counts as an attempt, so it has
+    /// a span too, with error status and no duration to speak of.
+    func recordAttemptThatCouldNotStart(jobID: String, name: String, file: JobFile?, attempt: Int, error: any Error) {
+        let tracing = self.attempt(jobID: jobID, name: name, file: file, attempt: attempt)
+        AttemptTracing.end(tracing.start(), with: .failed(error))
+    }
+
     /// Records a flush that wrote rows or acknowledged jobs (an idle daemon's empty flushes make
     /// no span), from when the committer was handed its group (`start`) to now.
     func recordFlush(
