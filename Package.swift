@@ -105,7 +105,7 @@ let package = Package(
             // install beside it, nothing fetched from elsewhere.
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
-                .embedInCode("Dashboard/dashboard.js"),
+                .embedInCode("Dashboard/dashboard.js"), .embedInCode("Dashboard/browser.js"),
             ]
         ),
         // For users' tests of their jobs: a daemon over a temporary directory, a clock the test
@@ -161,6 +161,7 @@ let package = Package(
             name: "lineupd",
             dependencies: [
                 "LineupAllocator",
+                "LineupLocking",
                 "LineupJobs",
                 "LineupSpool",
                 "LineupStore",
