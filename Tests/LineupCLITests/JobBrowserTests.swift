@@ -47,16 +47,18 @@ extension DaemonTests {
         static func writeSettled(_ directory: URL, name: String, number: Int, kind: String, failed: Bool, finishedAt: Date) throws {
             let stem = "\(name).c\(claim(number))"
             try Data(#"{"kind": "\#(kind)", "id": "id-\#(name)"}"#.utf8).write(to: directory.appending(path: "\(stem).job.json"))
-            let report =
-                failed
-                ? try JobFailureReport(
+            let report: Data
+            if failed {
+                report = try JobFailureReport(
                     name: name, id: "id-\(name)", kind: kind, reason: "broken", attempts: 1, interruptions: 0, retryable: false,
                     startedAt: finishedAt.addingTimeInterval(-2), finishedAt: finishedAt
                 ).encoded()
-                : try JobResultReport(
+            } else {
+                report = try JobResultReport(
                     name: name, id: "id-\(name)", kind: kind, attempts: 1, startedAt: finishedAt.addingTimeInterval(-Double(number % 5 + 1)),
                     finishedAt: finishedAt
                 ).encoded()
+            }
             try report.write(to: directory.appending(path: "\(stem).\(failed ? "error" : "result").json"))
         }
 
