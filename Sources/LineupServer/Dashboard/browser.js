@@ -23,7 +23,9 @@ function browserFilters() {
 async function loadJobs() {
   const fields = browserFilters();
   if (browser.cursor) fields.after = browser.cursor;
-  const response = await fetch("/api/jobs?" + new URLSearchParams(fields), { headers: authHeaders() });
+  // encodeURIComponent, not URLSearchParams: the server reads `+` as itself, not as a space.
+  const query = Object.entries(fields).map(([key, value]) => key + "=" + encodeURIComponent(value)).join("&");
+  const response = await fetch("/api/jobs?" + query, { headers: authHeaders() });
   const body = await response.text();
   if (!response.ok) {
     let reason = body;
