@@ -29,8 +29,8 @@ extension DaemonTests {
 
                 let browser = try Browser(logDirectory: sandbox.logs)
                 try browser.open(base)
-                let rows = #"document.querySelectorAll("#browser tbody tr[data-state]")"#
-                let firstJob = #"document.querySelector("#browser tbody tr[data-state] td a")?.textContent"#
+                let rows = ##"document.querySelectorAll("#browser tbody tr[data-state]")"##
+                let firstJob = ##"document.querySelector("#browser tbody tr[data-state] td a")?.textContent"##
                 try await browser.wait(for: "the first page of every job") { "\(rows).length === 50" }
                 #expect(try browser.evaluate(firstJob) as? String == "id-job-000120")
 
@@ -52,7 +52,7 @@ extension DaemonTests {
                 try await browser.wait(for: "the second page of them") { "\(rows).length === 10" }
 
                 try await browser.wait(for: "a line per kind in the chart") {
-                    #"[...document.querySelectorAll("#kind-chart polyline")].map(l => l.dataset.kind).join() === "alpha,beta""#
+                    ##"[...document.querySelectorAll("#kind-chart polyline")].map(l => l.dataset.kind).join() === "alpha,beta""##
                 }
 
                 // Discard every failed job: refused without the token, done with it.
@@ -60,7 +60,7 @@ extension DaemonTests {
                     #"document.getElementById("browser-kind").value = ""; document.getElementById("browser-state").value = "failed"; "#
                         + #"document.getElementById("browser-filters").requestSubmit()"#)
                 try await browser.wait(for: "the failed jobs") { "\(rows).length === 2" }
-                let discard = #"document.querySelector("#browser-section button[data-bulk=discard]").click()"#
+                let discard = ##"document.querySelector("#browser-section button[data-bulk=discard]").click()"##
                 _ = try browser.evaluate(#"document.getElementById("token").value = ""; "# + discard)
                 try await browser.wait(for: "the refusal") { #"document.getElementById("message").textContent.includes("refused (401)")"# }
                 #expect(try sandbox.jobFiles("failed").count == 2)
