@@ -192,19 +192,17 @@ extension DaemonTests {
                 let retried = try DashboardTests.object(
                     try await HTTP.request(bulk, method: "POST", headers: bearer, body: Data(#"{"action": "retry", "state": "failed", "q": "wait-", "kind": "export-csv", "enqueuedAfter": "\#(past)"}"#.utf8)).body)
                 #expect(retried["acted"] as? Int == 3, "\(retried)")
-                try await sandbox.poll("the retried exports to be done", daemon: daemon) { try sandbox.jobFiles("done").count == 3 }
+                // Queued again, still waiting for the `notBefore` time their files carry.
+                #expect(try sandbox.jobFiles("new").count == 4 && sandbox.jobFiles("failed").count == 1)
 
                 let discarded = try DashboardTests.object(
                     try await HTTP.request(bulk, method: "POST", headers: bearer, body: Data(#"{"action": "discard", "state": "failed"}"#.utf8)).body)
                 #expect(discarded["acted"] as? Int == 1, "\(discarded)")
                 #expect(try sandbox.fileNames("failed").isEmpty, "the job file and its report are gone")
 
-                // The chart: three exports finished just now.
+                // The chart: no job has finished (the Chromium test draws done ones).
                 let throughput = try DashboardTests.object(try await HTTP.request(base.appending(path: "api/throughput")).body)
-                let kinds = try #require(throughput["kinds"] as? [[String: Any]])
-                let export = try #require(kinds.first { $0["kind"] as? String == "export-csv" })
-                #expect(export["finished"] as? Int == 3 && (export["perMinute"] as? [Int])?.count == 60 && (export["perMinute"] as? [Int])?.last == 3)
-                #expect((export["p95"] as? Double ?? -1) >= (export["p50"] as? Double ?? 0))
+                #expect((throughput["kinds"] as? [Any])?.isEmpty == true && throughput["truncated"] as? Bool == false, "\(throughput)")
                 let daemons = try DashboardTests.object(try await HTTP.request(base.appending(path: "api/daemons")).body)
                 #expect(daemons["source"] as? String == "spool" && daemons["daemons"] == nil)
                 #expect(daemon.isRunning)
