@@ -263,6 +263,7 @@ let package = Package(
             name: "LineupJobsTests",
             dependencies: [
                 "LineupJobs", "LineupPostgres", "LineupStore", "LineupSpool", "LineupLocking", "LineupTestSupport", .product(name: "Logging", package: "swift-log"),
+                "LineupTesting",
             ]
         ),
         .testTarget(

@@ -16,7 +16,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
             case malformedJobFile, unknownKind, invalidParameters, pathOutsideAllowedDirectory,
                 inputNotFound, outputUnavailable, dependencyFailed, dependencyCycle, unknownDependency, duplicateJob, cancelled,
-                timedOut, jobFailed
+                cancelledByOperator, timedOut, jobFailed
         }
 
         private let value: Value
@@ -49,6 +49,9 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         /// The task was cancelled (the daemon is shutting down). The runner returns the job to
         /// `new/` rather than failing it.
         public static let cancelled = Code(.cancelled)
+        /// An operator cancelled the job (`lineup cancel`, the API or the dashboard): a job that
+        /// was running stopped, and what it had not saved was discarded. Not retryable.
+        public static let cancelledByOperator = Code(.cancelledByOperator)
         /// The attempt ran past its time limit (the job file's `timeout`, or the daemon's for
         /// the kind) and was cancelled. Retryable: the next attempt may be quicker. Not
         /// retryable when the task did not stop once cancelled.
@@ -78,6 +81,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
             case .dependencyCycle: "dependency cycle"
             case .unknownDependency: "unknown dependency"
             case .cancelled: "cancelled"
+            case .cancelledByOperator: "cancelled by an operator"
             case .timedOut: "timed out"
             case .jobFailed: "job failed"
             }

@@ -16,6 +16,9 @@ extension DatabaseDriver {
                     database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
                     dependencyWaitTimeout: configuration.dependencyWaitTimeout,
                     claimBatch: DatabaseJobStorage.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
+                    queueOfKind: configuration.queues.reduce(into: [:]) { map, queue in
+                        for kind in queue.value.kinds { map[kind] = queue.key }
+                    },
                     mustStop: mustStop)
             } catch {
                 database.close()

@@ -28,6 +28,10 @@ import Metrics
 /// | `lineup_main_context_unsaved_rows` (what the next flush writes) | gauge | |
 /// | `lineup_flush_failures_consecutive` | gauge | |
 /// | `lineup_up` (1 while running, 0 once stopping) | gauge | |
+/// | `lineup_paused` (1 while paused, 0 once resumed) | gauge | `scope` |
+/// | `lineup_limit_running`, `lineup_limit_running_max` | gauge | `scope` |
+/// | `lineup_limit_claimed_in_period`, `lineup_limit_rate` | gauge | `scope` |
+/// | `lineup_limit_holding_back` (1 while the limit keeps due jobs queued) | gauge | `scope` |
 public final class DaemonMetrics: Sendable {
     /// Metric objects by kind: made once per kind, since a backend's factory call is not free.
     private struct ByKind {
@@ -37,6 +41,9 @@ public final class DaemonMetrics: Sendable {
         var retried: [String: Counter] = [:]
         var duration: [String: Metrics.Timer] = [:]
     }
+
+    /// Gauges by label and scope (`kind:NAME`, `queue:NAME`), made once each.
+    private let byScope = Locked<[String: [String: Gauge]]>([:])
 
     private let byKind = Locked(ByKind())
     private let flushDuration = Metrics.Timer(label: "lineup_flush_duration_seconds", preferredDisplayUnit: .seconds)
@@ -72,6 +79,12 @@ public final class DaemonMetrics: Sendable {
         "lineup_main_context_unsaved_rows": "Rows the main context holds that the next flush writes.",
         "lineup_flush_failures_consecutive": "Flushes failed in a row since the last one that succeeded.",
         "lineup_up": "1 while the daemon runs, 0 while it starts or stops.",
+        "lineup_paused": "1 while the kind or queue is paused (lineup pause), 0 once resumed.",
+        "lineup_limit_running": "Jobs of the limit's kind or queue running now (on PostgreSQL: on every daemon).",
+        "lineup_limit_running_max": "How many jobs of the limit's kind or queue may run at once.",
+        "lineup_limit_claimed_in_period": "Jobs of the limit's kind or queue claimed within its rate's period.",
+        "lineup_limit_rate": "How many jobs of the limit's kind or queue may be claimed per period.",
+        "lineup_limit_holding_back": "1 while the limit is used up and keeps due jobs queued.",
     ]
 
     /// `exposition` (the Prometheus text format, as a registry writes it) with a `# HELP` line
@@ -143,10 +156,39 @@ public final class DaemonMetrics: Sendable {
             return
         }
         up.record(status.phase == .running ? 1 : 0)
+        updateControls(from: status)
         running.record(status.running.count)
         awaitingFlush.record(status.awaitingFlush)
         waitingForRetry.record(status.waitingForRetry)
         consecutiveFlushFailures.record(status.consecutiveFlushFailures)
+    }
+
+    /// The paused scopes and the limits' states. A scope resumed since reads 0 rather than
+    /// vanishing, so that a graph of it ends at the resume.
+    private func updateControls(from status: DaemonStatus) {
+        let paused = Set((status.paused ?? []).map(\.description))
+        for scope in Set(byScope.withLock { $0["lineup_paused"]?.keys.map { $0 } ?? [] }).union(paused) {
+            gauge("lineup_paused", scope).record(paused.contains(scope) ? 1 : 0)
+        }
+        for limit in status.limits ?? [] {
+            let scope = limit.scope.description
+            gauge("lineup_limit_running", scope).record(limit.running)
+            if let maxRunning = limit.maxRunning { gauge("lineup_limit_running_max", scope).record(maxRunning) }
+            if let rate = limit.rate {
+                gauge("lineup_limit_claimed_in_period", scope).record(limit.claimedInPeriod ?? 0)
+                gauge("lineup_limit_rate", scope).record(rate)
+            }
+            gauge("lineup_limit_holding_back", scope).record(limit.holdingBack ? 1 : 0)
+        }
+    }
+
+    private func gauge(_ label: String, _ scope: String) -> Gauge {
+        byScope.withLock { gauges in
+            if let gauge = gauges[label]?[scope] { return gauge }
+            let gauge = Gauge(label: label, dimensions: [("scope", scope)])
+            gauges[label, default: [:]][scope] = gauge
+            return gauge
+        }
     }
 
     private func counter(_ keyPath: WritableKeyPath<ByKind, [String: Counter]>, _ label: String, _ kind: String?) -> Counter {

@@ -20,7 +20,10 @@ import NIOCore
 /// | `GET /api/events` | server-sent events: the daemon's events as they happen, and a `status` every second |
 /// | `POST /api/jobs/ID/retry` | queue a failed job again (as `lineup retry`) |
 /// | `POST /api/jobs/ID/discard` | remove a failed job for good |
+/// | `POST /api/jobs/ID/cancel` | cancel a queued or running job (as `lineup cancel`): a running one is stopped by its daemon |
 /// | `POST /api/flush` | flush now (as SIGUSR1), answering when it is done |
+/// | `POST /api/pause/kind/NAME`, `POST /api/pause/queue/NAME` | pause a kind or a queue (as `lineup pause`) |
+/// | `POST /api/resume/kind/NAME`, `POST /api/resume/queue/NAME` | resume it (as `lineup resume`) |
 ///
 /// The actions need the token of `--http-token-file` (``ActionToken``): 401 without one, 403
 /// with a wrong one or when no token file was given; ``TokenMiddleware`` checks it before their
@@ -139,6 +142,34 @@ struct Dashboard: Sendable {
                 return ["name": entry.name, "discarded": "failed/\(entry.fileName)"]
             })
         }
+        for level in JobScope.Level.allCases {
+            for paused in [true, false] {
+                route(router, actions, RouterPath("/api/\(paused ? "pause" : "resume")/\(level.rawValue)/{name}"), .post) { request, context in
+                    try await Self.dropActionBody(request)
+                    let scope = JobScope(level, try Self.jobID(context, parameter: "name"))
+                    let changed: Bool
+                    do {
+                        changed = try await (paused ? daemon.pause(scope) : daemon.resume(scope))
+                    } catch {
+                        throw HTTPError(.serviceUnavailable, message: "cannot \(paused ? "pause" : "resume") \(scope): \(error)")
+                    }
+                    logger.notice("dashboard action", metadata: ["scope": "\(scope)", "paused": "\(paused)", "changed": "\(changed)"])
+                    return try Self.json(["scope": scope.description, "paused": paused ? "true" : "false", "changed": changed ? "true" : "false"])
+                }
+            }
+        }
+        route(router, actions, "/api/jobs/{id}/cancel", .post) { request, context in
+            try await Self.dropActionBody(request)
+            let id = try Self.jobID(context)
+            switch try daemon.cancelJob(id) {
+            case let .failedWhileQueued(names):
+                return try Self.json(["job": id, "outcome": "failed while queued", "names": names.joined(separator: ",")])
+            case let .stopping(names):
+                return try Self.json(["job": id, "outcome": "stopping", "names": names.joined(separator: ",")])
+            case .notFound:
+                throw HTTPError(.notFound, message: "no queued or running job \(id) (finished, or unknown)")
+            }
+        }
         route(router, actions, "/api/flush", .post) { request, _ in
             try await Self.dropActionBody(request)
             let summary: FlushSummary
@@ -233,8 +264,8 @@ struct Dashboard: Sendable {
 
     /// The `{id}` of the path, percent-decoded (the router leaves it as it came), refused when it
     /// could not be a job's id or name.
-    private static func jobID(_ context: BasicRequestContext) throws -> String {
-        let raw = try context.parameters.require("id")
+    private static func jobID(_ context: BasicRequestContext, parameter: String = "id") throws -> String {
+        let raw = try context.parameters.require(parameter)
         guard let id = percentDecoded(raw) else {
             throw HTTPError(.badRequest, message: "not a job id or name: \(raw.debugDescription) (bad percent-encoding)")
         }

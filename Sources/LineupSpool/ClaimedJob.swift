@@ -26,6 +26,8 @@ public struct ClaimedJob: Sendable, Hashable {
         let loadFailure: SpoolError?
         let isBulk: Bool
         let bulkLine: BulkLine?
+        /// The `.p` tag of its name (see `JobFileName.priority`), kept through its renames.
+        var priorityTag: Int? = nil
     }
 
     /// The job's name, as it was enqueued (the file name without its tags and `.job.json`).
@@ -85,7 +87,8 @@ public struct ClaimedJob: Sendable, Hashable {
             Fields(
                 name: fileName.name, claim: claim, fileName: fileName.fileName, path: path, contents: contents,
                 interruptions: fileName.interruptions, failedAttempts: fileName.failedAttempts, claimedAt: claimedAt,
-                notBeforeTag: fileName.notBefore, loadFailure: loadFailure, isBulk: fileName.isBulk, bulkLine: nil))
+                notBeforeTag: fileName.notBefore, loadFailure: loadFailure, isBulk: fileName.isBulk, bulkLine: nil,
+                priorityTag: fileName.priority))
     }
 
     /// A line of a claimed bulk file, as a job of its own: named `<bulk name>.line<N>`, with the
@@ -125,7 +128,7 @@ public struct ClaimedJob: Sendable, Hashable {
         }
         return JobFileName(
             name: name, notBefore: notBeforeTag, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim,
-            isBulk: isBulk)
+            isBulk: isBulk, priority: storage.fields.priorityTag)
     }
 
     /// The same claim after its file was renamed to `fileName` in the same directory.

@@ -11,7 +11,7 @@ extension JobFile {
     ///
     /// - Throws: ``SpoolError`` ``SpoolError/Code/invalidField`` when `parameters` does not
     ///   encode as a JSON object, uses a common field's name, or an option is invalid (see
-    ///   ``init(kind:id:after:maxAttempts:baseDelay:timeout:uniqueKey:notBefore:parameters:)``).
+    ///   ``init(kind:id:after:afterSettled:maxAttempts:baseDelay:timeout:uniqueKey:notBefore:parameters:)``).
     public init(kind: String, parameters: some Encodable, options: JobOptions = JobOptions()) throws(SpoolError) {
         let fields: [String: JSONValue]
         do {
@@ -28,12 +28,22 @@ extension JobFile {
     /// common fields.
     ///
     /// - Throws: ``SpoolError`` ``SpoolError/Code/invalidField`` as
-    ///   ``init(kind:id:after:maxAttempts:baseDelay:timeout:uniqueKey:notBefore:parameters:)`` does.
+    ///   ``init(kind:id:after:afterSettled:maxAttempts:baseDelay:timeout:uniqueKey:notBefore:parameters:)`` does.
     public init(kind: String, parameters: [String: JSONValue], options: JobOptions) throws(SpoolError) {
-        try self.init(
-            kind: kind, id: options.id, after: options.after, maxAttempts: options.maxAttempts,
+        let base = try JobFile(
+            kind: kind, id: options.id, after: options.after, afterSettled: options.afterSettled, maxAttempts: options.maxAttempts,
             baseDelay: options.baseDelay.map(Self.seconds), timeout: options.timeout.map(Self.seconds),
             uniqueKey: options.uniqueKey, notBefore: options.notBefore, parameters: parameters)
+        // The options that the memberwise initializer has no parameter for, checked as a file's are.
+        var extra: [String: JSONValue] = [:]
+        if let priority = options.priority { extra["priority"] = .integer(priority) }
+        if let queue = options.queue { extra["queue"] = .string(queue) }
+        if let uniqueFor = options.uniqueFor { extra["uniqueFor"] = .number(Self.seconds(uniqueFor)) }
+        if extra.isEmpty {
+            self = base
+        } else {
+            try self.init(fields: base.fields.merging(extra) { _, new in new }, source: nil, path: nil)
+        }
     }
 
     /// A duration in seconds, as the job file keeps it.

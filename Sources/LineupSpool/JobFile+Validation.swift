@@ -7,11 +7,15 @@ extension JobFile {
         var kind: String
         var id: String?
         var after: [String] = []
+        var afterSettled = false
         var maxAttempts: Int?
         var baseDelay: Double?
         var timeout: Double?
         var uniqueKey: String?
         var notBefore: Date?
+        var priority: Int?
+        var queue: String?
+        var uniqueFor: Double?
 
         init(_ fields: [String: JSONValue], path: String?) throws(SpoolError) {
             let reader = JobFileFieldReader(fields: fields, path: path)
@@ -22,6 +26,7 @@ extension JobFile {
             self.kind = kind
             id = try reader.string("id")
             after = try reader.strings("after", each: "a job id", together: "job ids")
+            afterSettled = try reader.bool("afterSettled") ?? false
             maxAttempts = try reader.integer("maxAttempts", atLeast: 1)
             uniqueKey = try reader.string("uniqueKey")
             notBefore = try reader.date("notBefore")
@@ -31,6 +36,12 @@ extension JobFile {
             timeout = try reader.seconds(
                 "timeout", isValid: { $0.isFinite && $0 > 0 && $0 <= 366 * 86_400 },
                 expected: { "a number of seconds above 0 and at most a year, found \($0)" })
+            priority = try reader.integer("priority", in: JobFile.priorities)
+            queue = try reader.string("queue")
+            uniqueFor = try reader.duration("uniqueFor", atMost: 366 * 86_400)
+            if uniqueFor != nil, uniqueKey == nil {
+                throw reader.invalid("field `uniqueFor` needs a `uniqueKey`: it says how long after a job is done its key stays taken")
+            }
         }
 
         /// `2026-11-24T06:00:00.250Z`: UTC, to the millisecond.

@@ -2,7 +2,7 @@ public import Foundation
 
 /// A job file: what a producer drops in the spool and what the daemon runs.
 ///
-/// A job file is one JSON object. `kind` is required; `id`, `after`, `maxAttempts`,
+/// A job file is one JSON object. `kind` is required; `id`, `after`, `afterSettled`, `maxAttempts`,
 /// `baseDelay`, `timeout`, `uniqueKey` and `notBefore` are optional and mean the same for every kind; every other field belongs to
 /// the kind, which decodes it with ``parameters(as:)``:
 ///
@@ -20,7 +20,8 @@ public import Foundation
 public struct JobFile: Sendable, Hashable {
     /// The fields every kind shares; a kind's own parameters may not use these names.
     public static let commonFields: Set<String> = [
-        "kind", "id", "after", "maxAttempts", "baseDelay", "timeout", "uniqueKey", "notBefore",
+        "kind", "id", "after", "afterSettled", "maxAttempts", "baseDelay", "timeout", "uniqueKey", "notBefore",
+        "priority", "queue", "uniqueFor",
     ]
 
     /// The job kind, e.g. `"import-buoy"`; selects the task that runs the job.
@@ -29,6 +30,10 @@ public struct JobFile: Sendable, Hashable {
     public let id: String?
     /// Ids of jobs that must finish before this one starts.
     public let after: [String]
+    /// Whether the job runs once every job in ``after`` has settled, done or failed (a batch's
+    /// callback that runs always). When false, the default, it runs once they are all done, and
+    /// fails when one of them failed.
+    public let afterSettled: Bool
     /// How many times the job may be attempted before it goes to `failed/`; nil means the
     /// daemon's default.
     public let maxAttempts: Int?
@@ -78,6 +83,7 @@ public struct JobFile: Sendable, Hashable {
         kind: String,
         id: String? = nil,
         after: [String] = [],
+        afterSettled: Bool = false,
         maxAttempts: Int? = nil,
         baseDelay: Double? = nil,
         timeout: Double? = nil,
@@ -96,12 +102,18 @@ public struct JobFile: Sendable, Hashable {
         fields["kind"] = .string(kind)
         if let id { fields["id"] = .string(id) }
         if !after.isEmpty { fields["after"] = .array(after.map { .string($0) }) }
+        if afterSettled { fields["afterSettled"] = .bool(true) }
         if let maxAttempts { fields["maxAttempts"] = .integer(maxAttempts) }
         if let baseDelay { fields["baseDelay"] = .number(baseDelay) }
         if let timeout { fields["timeout"] = .number(timeout) }
         if let uniqueKey { fields["uniqueKey"] = .string(uniqueKey) }
         if let notBefore { fields["notBefore"] = .string(CommonFields.iso8601Text(notBefore)) }
         try self.init(fields: fields, source: nil, path: nil)
+    }
+
+    /// The same job with `changes` made to its fields, checked as a new file is.
+    func replacing(_ changes: [String: JSONValue]) throws(SpoolError) -> JobFile {
+        try JobFile(fields: fields.merging(changes) { $1 }, source: nil, path: path)
     }
 
     /// The kind's own fields: ``fields`` without ``commonFields``.
@@ -151,11 +163,14 @@ public struct JobFile: Sendable, Hashable {
         hasher.combine(fields)
     }
 
-    private init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
+    /// Internal rather than private: `JobFile+Options.swift` adds the options that this file's
+    /// public initializer has no parameter for.
+    init(fields: [String: JSONValue], source: Data?, path: String?) throws(SpoolError) {
         let common = try CommonFields(fields, path: path)
         self.kind = common.kind
         self.id = common.id
         self.after = common.after
+        self.afterSettled = common.afterSettled
         self.maxAttempts = common.maxAttempts
         self.baseDelay = common.baseDelay
         self.timeout = common.timeout

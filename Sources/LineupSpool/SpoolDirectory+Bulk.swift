@@ -125,8 +125,8 @@ extension SpoolDirectory {
         return Self.bulkLineRanges(of: contents).compactMap { number, range in
             guard let settled = ledger.settled[number], let id = (try? JobFile(data: contents[range]))?.id else { return nil }
             switch settled {
-            case .done:
-                return SettledBulkLine(number: number, id: id, outcome: .done)
+            case let .done(report):
+                return SettledBulkLine(number: number, id: id, outcome: .done, resultReport: try? JobResultReport(data: report))
             case let .failed(report):
                 return SettledBulkLine(number: number, id: id, outcome: .failed(try? JobFailureReport(data: report)))
             }
@@ -360,12 +360,15 @@ public struct SettledBulkLine: Sendable, Hashable {
     public let id: String
     /// How it was settled.
     public let outcome: Outcome
+    /// For a line done, its result report; nil when the ledger's copy cannot be read.
+    public let resultReport: JobResultReport?
 
     /// A settled line.
-    public init(number: Int, id: String, outcome: Outcome) {
+    public init(number: Int, id: String, outcome: Outcome, resultReport: JobResultReport? = nil) {
         self.number = number
         self.id = id
         self.outcome = outcome
+        self.resultReport = resultReport
     }
 }
 

@@ -46,7 +46,7 @@ extension SpoolDirectory {
         guard entry.state == .failed else {
             throw SpoolError(code: .invalidPath, path: entry.path, message: "is not in failed/, so there is nothing to retry")
         }
-        let fresh = JobFileName(name: entry.name, claim: entry.claim, isBulk: entry.isBulk)
+        let fresh = JobFileName(name: entry.name, claim: entry.claim, isBulk: entry.isBulk, priority: entry.jobFileName.priority)
         if entry.isBulk {
             // Its lines' outcomes go back to its ledger, so that the lines done stay done.
             let results = path(of: .failed) + "/" + entry.jobFileName.resultReportName

@@ -14,11 +14,13 @@ import LineupLocking
 ///   failed/  job file + <stem>.error.json
 /// ```
 ///
-/// A job file is named `<name>[.i<N>][.a<N>][.c<claim>].job.json`. ``enqueue(_:)`` makes
+/// A job file is named `<name>[.p<N>][.t<time>][.i<N>][.a<N>][.c<claim>].job.json`. ``enqueue(_:)`` makes
 /// `<name>` from the UTC time with microseconds, the pid, a random per-process token and a
 /// counter (`20261122T193512.123456Z-4242-0a1b2c-17`), so names sort by enqueue time and `new/`
 /// is claimed first in, first out. A hand-written job file may use any `<name>`; it sorts among
-/// the others by that name, and any number of jobs may share it. The tags are the spool's:
+/// the others by that name, and any number of jobs may share it. `.p<N>` is the job's priority
+/// when not the default (``JobFile/priority``): `new/` is claimed by priority first (0 before 9),
+/// then by name; `.t<time>` its `notBefore`. The other tags are the spool's:
 /// `.i<N>` counts the times a daemon stopped while the job was running, `.a<N>` the attempts
 /// that failed and will be retried, and `.c<claim>` is the claim, drawn afresh at each claim, so
 /// that every file in `active/`, `done/` and `failed/` has a name of its own and its report
@@ -129,7 +131,17 @@ public final class SpoolDirectory: Sendable {
     private struct Backlog {
         var names: [String] = []
         var next = 0
+        /// When `names` was listed.
+        var listedAt: ContinuousClock.Instant?
+        /// Whether a job of a more urgent priority than `names[next]` arrived since (see
+        /// ``noteArrival(fileName:)``).
+        var outranked = false
     }
+
+    /// The least time between two listings of `new/` made because an urgent job arrived: each
+    /// costs the whole listing, and a steady stream of urgent jobs beside a large backlog would
+    /// otherwise list it for each of them.
+    static let outrankedRelistSpacing = Duration.milliseconds(100)
 
     private let backlog = Locked(Backlog())
     /// Whether a claim was made since `new/` and `active/` were last synced (see `syncClaims`).
@@ -143,6 +155,8 @@ public final class SpoolDirectory: Sendable {
     package let now: @Sendable () -> Date
     /// The bulk files claimed, whose lines are being handed out (see `SpoolDirectory+Bulk.swift`).
     let bulks = Locked(BulkBook())
+    /// The kinds of the job files in `new/` read by ``claimNext(admittingKind:)``, by file name.
+    let queuedKinds = Locked<[String: String?]>([:])
 
     /// Opens the spool at `root`, creating the directory and its five subdirectories when
     /// they are missing.
@@ -192,7 +206,7 @@ public final class SpoolDirectory: Sendable {
     ///   enqueued before).
     @discardableResult
     public func enqueue(_ job: JobFile) throws(SpoolError) -> SpoolEntry {
-        try enqueue(contents: job.encoded(), notBefore: job.notBefore)
+        try enqueue(contents: job.encoded(), notBefore: job.notBefore, priority: JobFileName.tag(priority: job.priority))
     }
 
     /// Enqueues bytes as they are, without checking that they form a valid job. For
@@ -200,7 +214,7 @@ public final class SpoolDirectory: Sendable {
     /// report that says why.
     @discardableResult
     public func enqueue(contents: Data) throws(SpoolError) -> SpoolEntry {
-        try enqueue(contents: contents, notBefore: nil)
+        try enqueue(contents: contents, notBefore: nil, priority: nil)
     }
 
     /// Enqueues `job` under `name` rather than a generated one, for a producer whose names say
@@ -211,7 +225,8 @@ public final class SpoolDirectory: Sendable {
     ///   when `new/` holds a job of that name.
     @discardableResult
     public func enqueue(_ job: JobFile, named name: String) throws(SpoolError) -> SpoolEntry {
-        let fileName = JobFileName(name: name, notBefore: job.notBefore.map(JobFileName.seconds(notBefore:)))
+        let fileName = JobFileName(
+            name: name, notBefore: job.notBefore.map(JobFileName.seconds(notBefore:)), priority: JobFileName.tag(priority: job.priority))
         guard !name.isEmpty, !name.contains("/"), !name.contains("."), JobFileName(fileName: fileName.fileName)?.name == name else {
             throw SpoolError(code: .invalidField, path: nil, message: "\"\(name)\" cannot name a job file")
         }
@@ -220,10 +235,11 @@ public final class SpoolDirectory: Sendable {
         return try enqueue(contents: job.encoded(), as: fileName)
     }
 
-    /// Enqueues bytes, with `notBefore` in the file's name (see `JobFileName`) so that claimers
-    /// skip it until then without reading it.
-    private func enqueue(contents: Data, notBefore: Date?) throws(SpoolError) -> SpoolEntry {
-        let fileName = JobFileName(name: JobNameGenerator.shared.next(), notBefore: notBefore.map(JobFileName.seconds(notBefore:)))
+    /// Enqueues bytes, with `notBefore` and `priority` in the file's name (see `JobFileName`) so
+    /// that claimers skip it until then, and order it, without reading it.
+    private func enqueue(contents: Data, notBefore: Date?, priority: Int?) throws(SpoolError) -> SpoolEntry {
+        let fileName = JobFileName(
+            name: JobNameGenerator.shared.next(), notBefore: notBefore.map(JobFileName.seconds(notBefore:)), priority: priority)
         return try enqueue(contents: contents, as: fileName)
     }
 
@@ -245,8 +261,8 @@ public final class SpoolDirectory: Sendable {
 
     // MARK: Claim
 
-    /// Claims the oldest queued job that is due (whose file name carries no `notBefore` time
-    /// still to come), or returns nil when `new/` holds none.
+    /// Claims the oldest queued job of the most urgent priority that is due (whose file name
+    /// carries no `notBefore` time still to come), or returns nil when `new/` holds none.
     ///
     /// Safe to call from several threads, and from several processes on the same spool:
     /// each job is claimed by exactly one caller. Jobs enqueued after the last listing of
@@ -255,16 +271,29 @@ public final class SpoolDirectory: Sendable {
     /// A bulk file (`*.jobs.jsonl`) is claimed whole, and its lines are handed out one at a
     /// time as jobs of their own (``ClaimedJob/bulkLine``), before the next file is claimed.
     public func claimNext() throws(SpoolError) -> ClaimedJob? {
+        try claimNext(admittingKind: nil)
+    }
+
+    /// Claims as ``claimNext()`` does, leaving in `new/` the single job files whose kind
+    /// `admittingKind` refuses (a paused kind, a kind at its limit): they are read, not claimed,
+    /// and their kinds remembered while they stay there. Bulk files are claimed whole, whatever
+    /// their lines' kinds.
+    public func claimNext(admittingKind: ((String?) -> Bool)?) throws(SpoolError) -> ClaimedJob? {
         if let line = nextBulkLine() {
             return line
         }
         var listedAfresh = false
         while true {
             let candidate: String? = try backlog.withLock { (backlog) throws(SpoolError) -> String? in
-                if backlog.next == backlog.names.count {
+                let outranked =
+                    backlog.outranked && !listedAfresh
+                    && backlog.listedAt.map { $0.duration(to: .now) >= Self.outrankedRelistSpacing } ?? true
+                if backlog.next == backlog.names.count || outranked {
                     if listedAfresh { return nil }
                     backlog.names = try queuedFileNames()
                     backlog.next = 0
+                    backlog.listedAt = .now
+                    backlog.outranked = false
                     listedAfresh = true
                     if backlog.names.isEmpty { return nil }
                 }
@@ -276,6 +305,9 @@ public final class SpoolDirectory: Sendable {
             }
             // Scheduled for later: left in new/ for a later listing, unread.
             if JobFileName(fileName: candidate)?.isScheduled(after: now()) == true {
+                continue
+            }
+            if let admittingKind, !candidate.hasSuffix(JobFileName.bulkSuffix), !admittingKind(queuedKind(of: candidate)) {
                 continue
             }
             if let job = try claim(fileName: candidate) {
@@ -370,10 +402,43 @@ public final class SpoolDirectory: Sendable {
         backlog.withLock { $0 = Backlog() }
     }
 
-    /// The job and bulk file names in `new/`, in claiming order.
+    /// A file named `fileName` arrived in `new/` (an inotify event, through ``SpoolWatcher``):
+    /// when its priority is more urgent than that of the next name of the listing being claimed
+    /// from, the listing is marked outranked, and a claim lists `new/` again (at most every
+    /// ``outrankedRelistSpacing``). Without it, an urgent job would wait for every job of the
+    /// listing, which may be the whole backlog. A job of the same priority needs nothing: it
+    /// comes after the listed ones anyway.
+    func noteArrival(fileName: String) {
+        guard let arrived = JobFileName(fileName: fileName) else { return }
+        backlog.withLock { backlog in
+            guard !backlog.outranked, backlog.next < backlog.names.count,
+                let next = JobFileName(fileName: backlog.names[backlog.next]),
+                arrived.effectivePriority < next.effectivePriority
+            else { return }
+            backlog.outranked = true
+        }
+    }
+
+    /// The job and bulk file names in `new/`, in claiming order: by priority (the `.p` tag, 0
+    /// first), then by name, which is the enqueue order.
     func queuedFileNames() throws(SpoolError) -> [String] {
-        try FileSystem.fileNames(in: path(of: .queued))
-            .filter { JobFileName(fileName: $0) != nil }
-            .sorted()
+        var names: [String] = []
+        // Only the names of another priority than the default are kept apart, by priority: a
+        // spool whose jobs have none (most) sorts its names as it always did, with nothing more.
+        var prioritized: [(priority: Int, name: String)] = []
+        for fileName in try FileSystem.fileNames(in: path(of: .queued)) {
+            guard let parsed = JobFileName(fileName: fileName) else { continue }
+            if let priority = parsed.priority, priority != JobFile.defaultPriority {
+                prioritized.append((priority, fileName))
+            } else {
+                names.append(fileName)
+            }
+        }
+        names.sort()
+        guard !prioritized.isEmpty else { return names }
+        prioritized.sort { ($0.priority, $0.name) < ($1.priority, $1.name) }
+        let ahead = prioritized.prefix { $0.priority < JobFile.defaultPriority }.map(\.name)
+        let behind = prioritized.dropFirst(ahead.count).map(\.name)
+        return ahead + names + behind
     }
 }

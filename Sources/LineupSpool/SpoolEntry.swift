@@ -21,6 +21,10 @@ public struct SpoolEntry: Sendable, Hashable {
     private let notBeforeTag: Int64?
     /// Whether it is a bulk file (`*.jobs.jsonl`, one job a line) rather than one job.
     public let isBulk: Bool
+    /// The priority its file name carries (``JobFile/priority``): a queued job is claimed before
+    /// the jobs of a higher number.
+    public var priority: Int { priorityTag ?? JobFile.defaultPriority }
+    private let priorityTag: Int?
 
     init(fileName: JobFileName, state: JobState, path: String) {
         self.name = fileName.name
@@ -32,12 +36,13 @@ public struct SpoolEntry: Sendable, Hashable {
         self.claim = fileName.claim
         self.notBeforeTag = fileName.notBefore
         self.isBulk = fileName.isBulk
+        self.priorityTag = fileName.priority
     }
 
     var jobFileName: JobFileName {
         JobFileName(
             name: name, notBefore: notBeforeTag, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim,
-            isBulk: isBulk)
+            isBulk: isBulk, priority: priorityTag)
     }
 
     /// The job file.

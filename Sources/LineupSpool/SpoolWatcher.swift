@@ -41,12 +41,21 @@ public final class SpoolWatcher: Sendable {
     ///   - rescanInterval: the time between ticks, hints sent whatever inotify says.
     ///   - useInotify: false to run on ticks alone.
     ///   - hint: called on the watcher's thread each time new work may be there.
-    public init(
+    public convenience init(
         directory: URL, rescanInterval: Duration = .seconds(1), useInotify: Bool = true,
         hint: @escaping @Sendable () -> Void
     ) {
+        self.init(directory: directory, rescanInterval: rescanInterval, useInotify: useInotify, arrival: nil, hint: hint)
+    }
+
+    /// `arrival` is told the name of each file that inotify reports, before the hint that covers it.
+    private init(
+        directory: URL, rescanInterval: Duration, useInotify: Bool, arrival: (@Sendable (String) -> Void)?,
+        hint: @escaping @Sendable () -> Void
+    ) {
         precondition(rescanInterval > .zero, "rescanInterval must be positive")
-        let loop = WatchLoop(directory: directory.path, interval: rescanInterval, useInotify: useInotify, hint: hint)
+        let loop = WatchLoop(
+            directory: directory.path, interval: rescanInterval, useInotify: useInotify, arrival: arrival, hint: hint)
         self.usesInotify = loop.inotifyDescriptor >= 0
         self.loop = loop
         let thread = Thread { loop.run() }
@@ -54,12 +63,17 @@ public final class SpoolWatcher: Sendable {
         thread.start()
     }
 
-    /// Starts watching the `new/` directory of `spool`.
+    /// Starts watching the `new/` directory of `spool`. The spool learns the names that inotify
+    /// reports, so that a job of a more urgent priority than the rest of its listing of `new/` is
+    /// claimed in its place rather than once that listing is used up (see
+    /// `SpoolDirectory.noteArrival(fileName:)`).
     public convenience init(
         spool: SpoolDirectory, rescanInterval: Duration = .seconds(1), useInotify: Bool = true,
         hint: @escaping @Sendable () -> Void
     ) {
-        self.init(directory: spool.directory(.queued), rescanInterval: rescanInterval, useInotify: useInotify, hint: hint)
+        self.init(
+            directory: spool.directory(.queued), rescanInterval: rescanInterval, useInotify: useInotify,
+            arrival: { spool.noteArrival(fileName: $0) }, hint: hint)
     }
 
     /// Stops watching: the thread leaves `poll(2)` at once and calls the handler no more.
@@ -83,9 +97,14 @@ private final class WatchLoop: Sendable {
     private let wakeWriteDescriptor: Int32
     private let interval: Duration
     private let hint: Locked<(@Sendable () -> Void)?>
+    private let arrival: (@Sendable (String) -> Void)?
 
-    init(directory: String, interval: Duration, useInotify: Bool, hint: @escaping @Sendable () -> Void) {
+    init(
+        directory: String, interval: Duration, useInotify: Bool, arrival: (@Sendable (String) -> Void)?,
+        hint: @escaping @Sendable () -> Void
+    ) {
         self.interval = interval
+        self.arrival = arrival
         self.hint = Locked(hint)
         var descriptors: [Int32] = [-1, -1]
         if pipe(&descriptors) == 0 {
@@ -176,14 +195,34 @@ private final class WatchLoop: Sendable {
         return ready > 0 && descriptor.revents != 0
     }
 
-    /// Reads every pending event: only their arrival matters, not what they say.
+    /// Reads every pending event: their arrival is the hint; their names go to `arrival`, if any.
     private func drainInotify() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(inotifyDescriptor, $0.baseAddress, $0.count) }
-            if count > 0 { continue }
+            if count > 0 {
+                if let arrival { Self.forEachName(in: buffer, count: count, arrival) }
+                continue
+            }
             if count < 0, errno == EINTR { continue }
             return
+        }
+    }
+
+    /// The names of the `inotify_event`s in the first `count` bytes of `buffer`: each a header of
+    /// four 32-bit fields (the last the name's length) and the name, padded with NULs.
+    private static func forEachName(in buffer: [UInt8], count: Int, _ body: (String) -> Void) {
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset + 16 <= count {
+                let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let start = offset + 16
+                let end = min(start + length, count)
+                if let name = bytes[start..<end].split(separator: 0, maxSplits: 1, omittingEmptySubsequences: true).first {
+                    body(String(decoding: name, as: UTF8.self))
+                }
+                offset = start + length
+            }
         }
     }
 

@@ -206,9 +206,12 @@ public final class PostgresTestServer: Sendable {
             let port = try unusedLoopbackPort()
             // A fresh log for each attempt: an earlier attempt's "could not bind" must not count.
             try? FileManager.default.removeItem(at: logFile)
+            // Every suite that runs beside the others shares this server, and each daemon of a test
+            // holds a pool, a listener and its lease's connections: 200 ran out once the operator
+            // controls' suites joined the run.
             let serverOptions = ([
                 "-c listen_addresses=\(loopbackAddress)", "-p \(port)", "-k \(shellQuoted(directory.path))",
-                "-c fsync=off", "-c max_connections=200", "-c shared_buffers=32MB",
+                "-c fsync=off", "-c max_connections=500", "-c shared_buffers=32MB",
             ] + extraOptions).joined(separator: " ")
             let arguments = [
                 "-D", dataDirectory(in: directory).path, "-l", logFile.path, "-w", "-t", "60",

@@ -148,7 +148,7 @@ struct PostgresJobsBenchmark {
                             """
                             UPDATE lineup_jobs SET state = 'running', claimed_at = now(), claims = claims + 1
                             WHERE id = (SELECT id FROM lineup_jobs WHERE state = 'queued' AND not_before <= now()
-                                        ORDER BY not_before, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                                        ORDER BY priority, not_before, id LIMIT 1 FOR UPDATE SKIP LOCKED)
                             RETURNING id, contents
                             """)
                         guard let row = rows.first else { return false }

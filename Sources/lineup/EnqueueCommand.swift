@@ -47,6 +47,12 @@ struct EnqueueCommand: ParsableCommand {
     var delay: String?
     @Option(help: "How long one attempt may run before it is cancelled and fails as timed out: 90s, 10m, 12h.")
     var timeout: String?
+    @Option(help: "Claim order within the job's queue, from 0 (first) to 9 (last); 5 when not given.")
+    var priority: Int?
+    @Option(help: "The daemon's queue to run the job in, whatever its kind (a queue the daemon has not configured: the kind's).")
+    var queue: String?
+    @Option(help: "With --unique-key: refuse the job also while a job with the key was done within this long: 90s, 10m, 1h, 7d.")
+    var uniqueFor: String?
     @Option(help: ArgumentHelp("Enqueue the jobs of FILE, one job file a line, as one bulk file.", valueName: "FILE"))
     var from: String?
     @Flag(help: "Print the job file that would be written, and write nothing.")
@@ -54,12 +60,19 @@ struct EnqueueCommand: ParsableCommand {
 
     func validate() throws {
         if from != nil {
-            let perJob = [id, uniqueKey, at, delay, timeout].contains { $0 != nil } || !after.isEmpty || maxAttempts != nil
+            let perJob = [id, uniqueKey, at, delay, timeout, queue, uniqueFor].contains { $0 != nil } || !after.isEmpty
+                || maxAttempts != nil || priority != nil
             guard kind == nil, parameters.isEmpty, !perJob else {
                 throw ValidationError("--from takes its jobs from the file: give no kind, parameters or job options with it")
             }
         } else if kind == nil {
             throw ValidationError("give a job kind, or --from FILE")
+        }
+        if let priority, !JobFile.priorities.contains(priority) {
+            throw ValidationError("--priority must be from \(JobFile.priorities.lowerBound) (first) to \(JobFile.priorities.upperBound) (last); found \(priority)")
+        }
+        if uniqueFor != nil, uniqueKey == nil {
+            throw ValidationError("--unique-for needs --unique-key: it says how long after a job is done its key stays taken")
         }
     }
 
@@ -76,7 +89,7 @@ struct EnqueueCommand: ParsableCommand {
         }
         let options = JobOptions(
             id: id, after: after, maxAttempts: maxAttempts, timeout: try timeoutLimit(), uniqueKey: uniqueKey,
-            notBefore: try notBefore())
+            notBefore: try notBefore(), priority: priority, queue: queue, uniqueFor: try uniquePeriod())
         let job = try JobFile(kind: kind, parameters: values, options: options)
         if dryRun {
             print(String(decoding: try job.encoded(), as: UTF8.self))
@@ -147,6 +160,14 @@ struct EnqueueCommand: ParsableCommand {
         let limit = try DaemonConfiguration.duration(text: timeout, of: "--timeout")
         guard limit > .zero else { throw ValidationError("--timeout must be more than 0 s; found \(timeout)") }
         return limit
+    }
+
+    /// `--unique-for` as a period.
+    private func uniquePeriod() throws -> Duration? {
+        guard let uniqueFor else { return nil }
+        let period = try DaemonConfiguration.duration(text: uniqueFor, of: "--unique-for")
+        guard period > .zero else { throw ValidationError("--unique-for must be more than 0 s; found \(uniqueFor)") }
+        return period
     }
 
     /// The time `--at` names, or now plus `--in`.

@@ -8,7 +8,7 @@ struct LineupCommand: AsyncParsableCommand {
         abstract: "Enqueue jobs, show a spool's status, run one job in the foreground, or run the demo.",
         subcommands: [
             EnqueueCommand.self, StatusCommand.self, FailedCommand.self, RetryCommand.self, CancelCommand.self, ShowCommand.self,
-            PruneCommand.self,
+            PruneCommand.self, PauseCommand.self, ResumeCommand.self,
             RunCommand.self, DemoCommand.self, MigrateCommand.self,
         ])
 }

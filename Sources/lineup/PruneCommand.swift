@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LineupJobs
+import LineupPostgres
 import LineupSpool
 
 /// `lineup prune --older-than 7d`: removes done jobs (and their reports) that finished longer
@@ -14,11 +15,20 @@ struct PruneCommand: ParsableCommand {
     var olderThan: String
     @Option(help: "The spool directory.")
     var spool: String = "spool"
+    @Option(help: "Prune the done jobs of this PostgreSQL database (lineupd --database) instead of a spool's.")
+    var database: String?
 
     func run() throws {
         let age = try DaemonConfiguration.duration(text: olderThan, of: "--older-than")
+        let cutoff = Date().addingTimeInterval(-Double(age.components.seconds))
+        if let database {
+            let jobs = try JobDatabase(url: try DatabaseOption.url(database), logger: DatabaseOption.logger)
+            defer { jobs.close() }
+            print("removed \(try jobs.pruneDone(finishedBefore: cutoff)) done jobs from \(jobs.location); kept those that queued or running jobs wait for")
+            return
+        }
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
-        let pruning = try directory.pruneDone(finishedBefore: Date().addingTimeInterval(-Double(age.components.seconds)))
+        let pruning = try directory.pruneDone(finishedBefore: cutoff)
         print("removed \(pruning.removed.count) done jobs; kept \(pruning.keptForDependents.count) that queued or running jobs wait for")
     }
 }

@@ -90,6 +90,12 @@ extension StatusSnapshot {
         } else {
             lines.append("daemon: no status file (never started here)")
         }
+        if let paused {
+            lines.append("paused: \(paused.map(\.description).joined(separator: ", ")) (lineup resume to claim their jobs again)")
+        }
+        for limit in daemon?.limits ?? [] {
+            lines.append("limit \(limit.scope): \(Self.limitText(limit))")
+        }
         if !recentFailures.isEmpty {
             lines.append("recent failures:")
             for failure in recentFailures {
@@ -98,6 +104,17 @@ extension StatusSnapshot {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `running 2/2, claimed 10/10 per 60 s, holding jobs back`.
+    static func limitText(_ limit: DaemonStatus.LimitState) -> String {
+        var parts: [String] = []
+        if let maxRunning = limit.maxRunning { parts.append("running \(limit.running)/\(maxRunning)") }
+        if let rate = limit.rate, let period = limit.period {
+            parts.append("claimed \(limit.claimedInPeriod ?? 0)/\(rate) per \(period.formatted()) s")
+        }
+        parts.append(limit.holdingBack ? "holding jobs back" : "not holding jobs back")
+        return parts.joined(separator: ", ")
     }
 
     /// `[########............] 40% (400/1000), about 12 s left`: the time left extrapolated from

@@ -46,6 +46,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var allowedHost: [String] = []
     @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
     var logFormat: LogFormat = .text
+    @Option(help: ArgumentHelp(LimitOption.help))
+    var limit: [String] = []
 
     enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
         case text, json
@@ -104,6 +106,10 @@ struct DaemonOptions: ParsableArguments, Sendable {
         }
         if !allowedHost.isEmpty {
             configuration.allowedHosts = Set(allowedHost.map { $0.lowercased() })
+        }
+        for text in limit {
+            let (scope, limit) = try LimitOption.parse(text)
+            configuration.limits[scope] = limit
         }
         try configuration.validate()
         return configuration

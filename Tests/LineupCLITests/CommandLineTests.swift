@@ -13,7 +13,7 @@ struct CommandLineTests {
             let result = try await sandbox.lineup(["--help"])
             #expect(result.termination == .exited(0))
             let listed = Self.entries(after: "SUBCOMMANDS:", in: result.standardOutput)
-            #expect(listed == ["enqueue", "status", "failed", "retry", "cancel", "show", "prune", "run", "demo", "migrate"], "\(result.standardOutput)")
+            #expect(listed == ["enqueue", "status", "failed", "retry", "cancel", "show", "prune", "pause", "resume", "run", "demo", "migrate"], "\(result.standardOutput)")
         }
     }
 
@@ -28,7 +28,7 @@ struct CommandLineTests {
                     "--store", "--database", "--lease", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
                     "--flush-when-idle/--no-flush-when-idle", "--flush-row-limit", "--flush-job-limit", "--grace-period", "--log-level",
                     "--keep-done", "--timeout",
-                    "--http-address", "--http-token-file", "--allowed-host", "--log-format", "-h,",
+                    "--http-address", "--http-token-file", "--allowed-host", "--log-format", "--limit", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
         }

@@ -160,8 +160,11 @@ struct MigrateCommandTests {
                     result.standardOutput == """
                         store schema, \(url): version 1; latest 2; 1 pending
                           2  outbox of jobs enqueued with the data
-                        job-table schema, \(url): version 1 (tables made before versions were recorded); latest 2; 1 pending
+                        job-table schema, \(url): version 1 (tables made before versions were recorded); latest 5; 4 pending
                           2  queued jobs stored as queued
+                          3  job priorities and unique periods
+                          4  paused kinds and queues, rate-limited claims
+                          5  cancellation requests
 
                         """)
 
@@ -177,7 +180,7 @@ struct MigrateCommandTests {
                         CREATE TABLE lineup_outbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, channel TEXT NOT NULL, key TEXT COLLATE "C" NOT NULL UNIQUE, body BYTEA NOT NULL);
                         INSERT INTO lineup_metadata (key, value) VALUES ('format_version', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
                         COMMIT;
-                        -- job-table schema of \(url): version 1 to 2
+                        -- job-table schema of \(url): version 1 to 5
                         BEGIN;
                         SELECT pg_advisory_xact_lock(30515220354265194);
                         CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -199,14 +202,37 @@ struct MigrateCommandTests {
                         DROP INDEX lineup_jobs_unique_key;
                         CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running');
                         INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 2, 'queued jobs stored as queued');
+                        -- 3: job priorities and unique periods
+                        ALTER TABLE lineup_jobs ADD COLUMN priority SMALLINT NOT NULL DEFAULT 5;
+                        ALTER TABLE lineup_jobs ADD CONSTRAINT lineup_jobs_priority_check CHECK (priority BETWEEN 0 AND 9);
+                        DROP INDEX lineup_jobs_due;
+                        CREATE INDEX lineup_jobs_due ON lineup_jobs (priority, not_before, id) WHERE state = 'queued';
+                        CREATE INDEX lineup_jobs_unique_key_done ON lineup_jobs (unique_key, finished_at) WHERE state = 'done' AND unique_key IS NOT NULL;
+                        INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 3, 'job priorities and unique periods');
+                        -- 4: paused kinds and queues, rate-limited claims
+                        CREATE TABLE lineup_paused (
+                            scope TEXT NOT NULL CHECK (scope IN ('kind', 'queue')),
+                            name TEXT NOT NULL,
+                            paused_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                            PRIMARY KEY (scope, name)
+                        );
+                        CREATE TABLE lineup_limit_claims (
+                            scope TEXT NOT NULL,
+                            claimed_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                        );
+                        CREATE INDEX lineup_limit_claims_recent ON lineup_limit_claims (scope, claimed_at);
+                        INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 4, 'paused kinds and queues, rate-limited claims');
+                        -- 5: cancellation requests
+                        ALTER TABLE lineup_jobs ADD COLUMN cancel_requested_at TIMESTAMPTZ;
+                        INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 5, 'cancellation requests');
                         COMMIT;
 
                         """, "\(result.standardOutput)")
                 #expect(try snapshot(server, database) == before, "a dry run changes nothing")
 
-                result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "3"])
+                result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "6"])
                 #expect(result.termination == .exited(1))
-                #expect(result.standardError.contains("\(url): there is no job-table schema version 3; this Lineup knows up to 2"))
+                #expect(result.standardError.contains("\(url): there is no job-table schema version 6; this Lineup knows up to 5"))
                 #expect(try snapshot(server, database) == before)
 
                 result = try await sandbox.lineup(["migrate", "up", "--database", url])
@@ -215,18 +241,21 @@ struct MigrateCommandTests {
                     result.standardOutput == """
                         store schema, \(url): migrated from version 1 to 2
                           ran 2  outbox of jobs enqueued with the data
-                        job-table schema, \(url): migrated from version 1 to 2
+                        job-table schema, \(url): migrated from version 1 to 5
                           ran 2  queued jobs stored as queued
+                          ran 3  job priorities and unique periods
+                          ran 4  paused kinds and queues, rate-limited claims
+                          ran 5  cancellation requests
 
                         """)
                 #expect(try server.psql("SELECT name, state FROM lineup_jobs", database: database) == "old|queued")
-                #expect(try server.psql("SELECT line, version FROM lineup_migrations", database: database) == "jobs|2")
+                #expect(try server.psql("SELECT line, version FROM lineup_migrations ORDER BY version", database: database) == "jobs|2\njobs|3\njobs|4\njobs|5")
 
                 result = try await sandbox.lineup(["migrate", "status", "--database", url, "--schema", "jobs"])
-                #expect(result.standardOutput == "job-table schema, \(url): version 2; latest 2; up to date\n")
+                #expect(result.standardOutput == "job-table schema, \(url): version 5; latest 5; up to date\n")
                 result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "1"])
                 #expect(result.termination == .exited(1))
-                #expect(result.standardError.contains("\(url) has job-table schema version 2, past 1: migrations only go forward"))
+                #expect(result.standardError.contains("\(url) has job-table schema version 5, past 1: migrations only go forward"))
             }
         }
 
@@ -242,20 +271,23 @@ struct MigrateCommandTests {
                 #expect(
                     result.standardOutput == """
                         store schema, \(url): no store yet; nothing to run
-                        job-table schema, \(url): migrated from version 0 to 2
+                        job-table schema, \(url): migrated from version 0 to 5
                           ran 1  job and daemon tables
                           ran 2  queued jobs stored as queued
+                          ran 3  job priorities and unique periods
+                          ran 4  paused kinds and queues, rate-limited claims
+                          ran 5  cancellation requests
 
                         """)
-                _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 3, 'later')", database: database)
+                _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 6, 'later')", database: database)
 
                 result = try await sandbox.lineup(["migrate", "status", "--database", url, "--schema", "jobs"])
-                #expect(result.standardOutput == "job-table schema, \(url): version 3; latest 2; NEWER than this Lineup knows: upgrade Lineup to use it\n")
+                #expect(result.standardOutput == "job-table schema, \(url): version 6; latest 5; NEWER than this Lineup knows: upgrade Lineup to use it\n")
                 for arguments in [["migrate", "up", "--database", url], ["status", "--database", url], ["enqueue", "statistics", "--database", url]] {
                     result = try await sandbox.lineup(arguments)
                     #expect(result.termination == .exited(1), "\(arguments)")
                     #expect(
-                        result.standardError.contains("\(url) has job-table schema version 3; this Lineup knows up to 2: upgrade Lineup"),
+                        result.standardError.contains("\(url) has job-table schema version 6; this Lineup knows up to 5: upgrade Lineup"),
                         "\(arguments): \(result.standardError)")
                 }
                 #expect(try server.psql("SELECT count(*) FROM lineup_jobs", database: database) == "0")

@@ -56,6 +56,10 @@ struct DatabaseJobsTests {
     private func harness(_ database: Database, root: URL? = nil, configure: (inout DaemonConfiguration) -> Void = { _ in }) throws -> DaemonHarness {
         try DaemonHarness(root: root) { configuration in
             configuration.databaseURL = database.url
+            // A lease no test outlives by accident: the whole parallel run on two cores has been
+            // seen to hold a daemon's heartbeats back past the default 30 s, and the other daemon
+            // then took its jobs back. Tests of expiry set their own lease or expire it in SQL.
+            configuration.lease = .seconds(600)
             configure(&configuration)
         }
     }

@@ -55,20 +55,23 @@ struct JobTableMigrationTests {
         let session = try session(database)
         defer { session.close() }
         let before = try JobTableMigrations.status(of: session)
-        #expect(before.version == 1 && before.latestVersion == 2 && before.pending.map(\.version) == [2])
+        #expect(before.version == 1 && before.latestVersion == 5 && before.pending.map(\.version) == [2, 3, 4, 5])
         #expect(before.note == "tables made before versions were recorded")
 
         let jobs = try database.jobs()
         defer { jobs.close() }
         #expect(try database.psql("SELECT name, state FROM lineup_jobs") == "from-v1|queued")
         #expect(try jobs.counts() == JobCounts(queued: 1, running: 0, done: 0, failed: 0))
-        #expect(try database.psql("SELECT line, version, name FROM lineup_migrations") == "jobs|2|queued jobs stored as queued")
+        #expect(
+            try database.psql("SELECT line, version, name FROM lineup_migrations ORDER BY version")
+                == "jobs|2|queued jobs stored as queued\njobs|3|job priorities and unique periods"
+                + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests")
         let after = try JobTableMigrations.status(of: session)
-        #expect(after.version == 2 && after.pending.isEmpty && after.note == nil)
+        #expect(after.version == 5 && after.pending.isEmpty && after.note == nil)
         // The constraint, the default and the partial indexes name the new value, and only it.
         let definitions = try snapshot(database).split(separator: "\n--\n").dropFirst(2).joined(separator: "\n")
         #expect(!definitions.contains("available"), "\(definitions)")
-        #expect(definitions.contains("lineup_jobs_due ON public.lineup_jobs USING btree (not_before, id) WHERE (state = 'queued'::text)"))
+        #expect(definitions.contains("lineup_jobs_due ON public.lineup_jobs USING btree (priority, not_before, id) WHERE (state = 'queued'::text)"))
         #expect(try database.psql("SELECT column_default FROM information_schema.columns WHERE table_name = 'lineup_jobs' AND column_name = 'state'") == "'queued'::text")
 
         // A daemon claims the job and does it.
@@ -88,7 +91,8 @@ struct JobTableMigrationTests {
         jobs.close()
         #expect(
             try database.psql("SELECT line, version, name FROM lineup_migrations ORDER BY version")
-                == "jobs|1|job and daemon tables\njobs|2|queued jobs stored as queued")
+                == "jobs|1|job and daemon tables\njobs|2|queued jobs stored as queued\njobs|3|job priorities and unique periods"
+                + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests")
         let session = try session(database)
         defer { session.close() }
         #expect(try JobTableMigrations.plan(of: session).isEmpty)
@@ -99,7 +103,7 @@ struct JobTableMigrationTests {
         let session = try session(database)
         defer { session.close() }
         let status = try JobTableMigrations.status(of: session)
-        #expect(status.version == 0 && status.note == "no job tables yet" && status.pending.map(\.version) == [1, 2])
+        #expect(status.version == 0 && status.note == "no job tables yet" && status.pending.map(\.version) == [1, 2, 3, 4, 5])
         let ran = try session.transaction { try JobTableMigrations.migrate(session, to: 1, logger: Logger(label: "test")) }
         #expect(ran.fromVersion == 0 && ran.toVersion == 1)
         #expect(try database.psql("SELECT column_default FROM information_schema.columns WHERE table_name = 'lineup_jobs' AND column_name = 'state'") == "'available'::text")
@@ -109,9 +113,10 @@ struct JobTableMigrationTests {
         #expect(back?.message.contains("has job-table schema version 1, past 0: migrations only go forward") == true)
         // The plan a dry run prints is what migrating runs.
         let plan = try JobTableMigrations.plan(of: session)
-        #expect(plan.migrations.map(\.version) == [2])
+        #expect(plan.migrations.map(\.version) == [2, 3, 4, 5])
         #expect(plan.statements.contains("UPDATE lineup_jobs SET state = 'queued' WHERE state = 'available'"))
-        #expect(plan.statements.last == "INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 2, 'queued jobs stored as queued')")
+        #expect(plan.statements.contains("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 2, 'queued jobs stored as queued')"))
+        #expect(plan.statements.last == "INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 5, 'cancellation requests')")
     }
 
     @Test func tablesOfANewerVersionAreRefusedNamingBothVersionsAndNothingChanges() async throws {
@@ -119,14 +124,14 @@ struct JobTableMigrationTests {
         let jobs = try database.jobs()
         try jobs.enqueue([JobDatabase.Submission(name: "kept", contents: try JobFile(kind: "insert-rows", parameters: ["count": 1]).encoded())])
         jobs.close()
-        _ = try database.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 3, 'from a newer Lineup')")
+        _ = try database.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 6, 'from a newer Lineup')")
         let before = try snapshot(database)
 
         let error = #expect(throws: StoreError.self) { try database.jobs() }
         #expect(error?.code == .storeNewerThanModel)
         #expect(
             error?.message
-                == "\(database.url.absoluteString) has job-table schema version 3; this Lineup knows up to 2: upgrade Lineup to use it")
+                == "\(database.url.absoluteString) has job-table schema version 6; this Lineup knows up to 5: upgrade Lineup to use it")
         #expect(try snapshot(database) == before)
 
         // A daemon refuses to start, naming both versions.
@@ -134,7 +139,7 @@ struct JobTableMigrationTests {
         defer { harness.removeFiles() }
         let refusal = await #expect(throws: DaemonError.self) { try await harness.daemon.run() }
         #expect(refusal?.code == .storeUnavailable)
-        #expect("\(refusal.map { "\($0)" } ?? "")".contains("has job-table schema version 3; this Lineup knows up to 2"))
+        #expect("\(refusal.map { "\($0)" } ?? "")".contains("has job-table schema version 6; this Lineup knows up to 5"))
         #expect(try database.psql("SELECT count(*) FROM lineup_daemons") == "0")
         #expect(try database.psql("SELECT state FROM lineup_jobs") == "queued")
     }
@@ -142,7 +147,7 @@ struct JobTableMigrationTests {
     /// Four daemons open a database of the first version at once. The timeline: the test holds
     /// the migrations' advisory lock; the four opens start and all wait for it (seen in
     /// `pg_locks`); the test lets go; the first to get the lock migrates, and the three after it
-    /// find version 2 and run nothing.
+    /// find the latest version and run nothing.
     @Test func daemonsOpeningAnOlderDatabaseTogetherMigrateItOnce() throws {
         let database = try databaseOfTheFirstVersion()
         let records = LogRecords()
@@ -186,9 +191,8 @@ struct JobTableMigrationTests {
             }
         }
         let migrations = records.messages.filter { $0.message == "migrating a schema" }
-        #expect(migrations.count == 1, "\(migrations)")
-        #expect(migrations.first?.metadata["version"] == "2")
-        #expect(try database.psql("SELECT line, version FROM lineup_migrations") == "jobs|2")
+        #expect(migrations.map { $0.metadata["version"] } == ["2", "3", "4", "5"], "one run of each migration: \(migrations)")
+        #expect(try database.psql("SELECT line, version FROM lineup_migrations ORDER BY version") == "jobs|2\njobs|3\njobs|4\njobs|5")
         #expect(try database.psql("SELECT state FROM lineup_jobs") == "queued")
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import LineupJobs
-import LineupLocking
 import LineupSpool
 import LineupStore
 import Logging
@@ -9,7 +8,7 @@ import Testing
 
 /// Two `import-coredata` jobs of the corpus store, run at the same time by the real daemon
 /// (in-process): both are acknowledged, and every entry is on disk once. The imports' first
-/// attempts wait for each other before they read (`OverlappingImportTask`), so that they overlap
+/// attempts wait for each other before they read (`StartTogetherTask`), so that they overlap
 /// however busy the machine is: a premise left to the scheduler failed CI once.
 @Suite(.serialized) struct ConcurrentJournalImportTests {
     @Test func twoImportsOfOneStoreAtOnceLeaveEachEntryOnce() async throws {
@@ -37,7 +36,9 @@ import Testing
         let bothStarted = StartBarrier(parties: 2)
         var registry = JobRegistry()
         registry.register(ImportCoreDataTask.kind, parameters: ImportCoreDataTask.Parameters.self) { request, parameters in
-            try OverlappingImportTask(request: request, parameters: parameters, barrier: bothStarted)
+            try StartTogetherTask(
+                ImportCoreDataTask(request: request, parameters: parameters), request: request, barrier: bothStarted,
+                timeout: 60)
         }
         let daemon = JobDaemon(
             configuration: configuration, registry: registry, model: SurfJournalModel.model,
@@ -84,47 +85,5 @@ import Testing
         defer { try? store.close() }
         #expect(try store.rowCount(of: "JournalEntry") == 5_000)
         #expect(try store.integrityCheck() == "ok")
-    }
-}
-
-/// `import-coredata` whose first attempt starts reading only once the other job's first attempt
-/// has started too (retries go straight on).
-private final class OverlappingImportTask: JobTask, @unchecked Sendable {
-    // @unchecked Sendable: immutable state beyond JobTask's own; both are Sendable.
-    private let importTask: ImportCoreDataTask
-    private let barrier: StartBarrier
-
-    init(request: JobRequest, parameters: ImportCoreDataTask.Parameters, barrier: StartBarrier) throws {
-        self.importTask = try ImportCoreDataTask(request: request, parameters: parameters)
-        self.barrier = barrier
-        super.init(request: request)
-    }
-
-    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
-        if request.attempt == 1 {
-            guard barrier.arriveAndWait(timeout: 60) else {
-                throw JobError(.jobFailed, "the other import did not start within 60 s", jobFile: request.jobFilePath, isRetryable: false)
-            }
-        }
-        return try importTask.run(in: context)
-    }
-}
-
-/// Lets threads go on once `parties` of them have arrived.
-private final class StartBarrier: Sendable {
-    private let parties: Int
-    private let arrived = Locked(0)
-
-    init(parties: Int) { self.parties = parties }
-
-    /// Arrives, then waits until every party has; false when `timeout` seconds pass first.
-    func arriveAndWait(timeout: Double) -> Bool {
-        arrived.withLock { $0 += 1 }
-        let deadline = Date().addingTimeInterval(timeout)
-        while arrived.withLock({ $0 }) < parties {
-            guard Date() < deadline else { return false }
-            usleep(1_000)
-        }
-        return true
     }
 }

@@ -120,6 +120,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// (no wildcard, no suffix match; compared without regard to case), redirect targets
     /// included. Default none: such jobs fail until the configuration names their hosts.
     public var allowedHosts: Set<String>
+    /// Limits on the jobs of a kind or a named queue (running at once, claimed per period), by
+    /// the scope they apply to. A job under a kind's limit and its queue's keeps to both.
+    /// Default none.
+    public var limits: [JobScope: JobLimit]
 
     /// A named queue of ``queues``.
     public struct NamedQueue: Sendable, Hashable {
@@ -177,6 +181,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.queues = [:]
         self.cron = []
         self.allowedHosts = []
+        self.limits = [:]
     }
 
     /// The default of ``flushRowLimit``: a few chunks of an import (10,000 rows each), a few
@@ -328,6 +333,25 @@ public struct DaemonConfiguration: Sendable, Hashable {
             for kind in queue.kinds.sorted() {
                 if let other = queuesByKind.updateValue(name, forKey: kind) {
                     throw invalid("job kind `\(kind)` is in two queues, `\(other)` and `\(name)`")
+                }
+            }
+        }
+        for (scope, limit) in limits.sorted(by: { $0.key < $1.key }) {
+            if scope.level == .queue, queues[scope.name] == nil {
+                throw invalid("`limits.\(scope)` names no queue of `queues`")
+            }
+            if limit.maxRunning == nil, limit.rate == nil {
+                throw invalid("`limits.\(scope)` must set `running`, or `rate` and `per`")
+            }
+            if let running = limit.maxRunning, !(1...1_000_000).contains(running) {
+                throw invalid("`limits.\(scope).running` must be from 1 to 1000000; found \(running)")
+            }
+            if let rate = limit.rate {
+                guard (1...1_000_000).contains(rate.jobs) else {
+                    throw invalid("`limits.\(scope).rate` must be from 1 to 1000000; found \(rate.jobs)")
+                }
+                guard rate.period > .zero, rate.period <= maximum else {
+                    throw invalid("`limits.\(scope).per` must be more than 0 s and at most \(Int(Self.maximumSeconds)) s (a year)")
                 }
             }
         }

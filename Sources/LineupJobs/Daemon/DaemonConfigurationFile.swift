@@ -96,6 +96,24 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var cron: [Cron]?
     /// Host names network jobs may reach; replaces the list (``DaemonConfiguration/allowedHosts``).
     public var allowedHosts: [String]?
+    /// Limits by `kind:NAME` or `queue:NAME`; replaces every limit (``DaemonConfiguration/limits``).
+    public var limits: [String: Limit]?
+
+    /// A limit (see ``JobLimit``): `{"running": 2}`, `{"rate": 10, "per": 60}`, or both.
+    public struct Limit: Sendable, Hashable, Codable {
+        /// How many of its jobs may run at once (``JobLimit/maxRunning``).
+        public var running: Int?
+        /// How many of its jobs may be claimed in `per` seconds (``JobLimit/rate``).
+        public var rate: Int?
+        /// The rate's period, in seconds.
+        public var per: Double?
+
+        public init(running: Int? = nil, rate: Int? = nil, per: Double? = nil) {
+            self.running = running
+            self.rate = rate
+            self.per = per
+        }
+    }
 
     /// A recurring job (see ``CronJob``).
     public struct Cron: Sendable, Hashable, Codable {
@@ -164,6 +182,17 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         if let maxAttempts, maxAttempts < 1 {
             throw invalid("`maxAttempts` must be at least 1")
         }
+        for (name, limit) in (limits ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard JobScope(name) != nil else {
+                throw invalid("`limits.\(name)`: a limit applies to `kind:NAME` or `queue:NAME`")
+            }
+            guard (limit.rate == nil) == (limit.per == nil) else {
+                throw invalid("`limits.\(name)`: `rate` and `per` go together")
+            }
+            if let per = limit.per {
+                _ = try DaemonConfiguration.duration(seconds: per, of: "limits.\(name).per", in: url)
+            }
+        }
         for entry in cron ?? [] {
             do {
                 _ = try CronJob(name: entry.name, schedule: CronSchedule(entry.schedule), job: entry.job)
@@ -187,7 +216,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron,
-            allowedHosts
+            allowedHosts, limits
 
         var kind: ValueKind {
             switch self {
@@ -199,6 +228,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
                 .seconds
             case .timeoutByKind: .secondsByName
             case .queues: .queues
+            case .limits: .limits
             case .cron: .cronJobs
             case .allowedHosts: .strings
             case .inotify, .flushWhenIdle: .boolean
@@ -208,7 +238,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
 
     /// The JSON type a key takes.
     private enum ValueKind: CustomStringConvertible {
-        case string, strings, wholeNumber, seconds, secondsByName, queues, cronJobs, boolean
+        case string, strings, wholeNumber, seconds, secondsByName, queues, limits, cronJobs, boolean
 
         func accepts(_ value: Any) -> Bool {
             let number = value as? NSNumber
@@ -235,6 +265,15 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
                     else { return false }
                     return ValueKind.wholeNumber.accepts(queue["concurrency"] as Any) && kinds.allSatisfy { $0 is String }
                 }
+            case .limits:
+                guard let object = value as? [String: Any] else { return false }
+                return object.values.allSatisfy { limit in
+                    guard let limit = limit as? [String: Any], !limit.isEmpty, Set(limit.keys).isSubset(of: ["running", "rate", "per"])
+                    else { return false }
+                    return limit.allSatisfy { key, value in
+                        key == "per" ? ValueKind.seconds.accepts(value) : ValueKind.wholeNumber.accepts(value)
+                    }
+                }
             case .wholeNumber:
                 guard let number, !isBoolean else { return false }
                 let double = number.doubleValue
@@ -251,6 +290,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             case .secondsByName: "an object of numbers (of seconds) by job kind"
             case .cronJobs: #"a list of recurring jobs such as [{"name": "nightly", "schedule": "0 3 * * *", "job": {"kind": "statistics"}}]"#
             case .queues: #"an object of queues such as {"imports": {"concurrency": 1, "kinds": ["import-buoy"]}}"#
+            case .limits: #"an object of limits such as {"kind:import-buoy": {"running": 2, "rate": 10, "per": 60}}"#
             case .boolean: "true or false"
             }
         }
@@ -321,6 +361,15 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         }
         if let queues {
             result.queues = queues.mapValues { DaemonConfiguration.NamedQueue(kinds: Set($0.kinds), concurrency: $0.concurrency) }
+        }
+        if let limits {
+            // Checked when the file was read.
+            result.limits = Dictionary(
+                uniqueKeysWithValues: limits.compactMap { name, limit -> (JobScope, JobLimit)? in
+                    guard let scope = JobScope(name) else { return nil }
+                    let rate = limit.rate.flatMap { jobs in limit.per.map { JobLimit.Rate(jobs: jobs, per: .nanoseconds(Int64($0 * 1e9))) } }
+                    return (scope, JobLimit(maxRunning: limit.running, rate: rate))
+                })
         }
         return result
     }

@@ -1,4 +1,5 @@
 public import Foundation
+public import LineupSpool
 
 /// What the daemon is doing, written atomically to `<spool>/status.json` every status interval
 /// and after every flush, for `lineup status`.
@@ -76,6 +77,11 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var acknowledgementsFailingSince: Date?
     /// Whether claiming waits for a flush to succeed (see `DaemonConfiguration.flushBacklogLimit`).
     public var claimingPaused: Bool
+    /// The kinds and queues an operator paused (`lineup pause`), as the daemon last read them;
+    /// nil when none is.
+    public var paused: [JobScope]?
+    /// The state of each configured limit (``DaemonConfiguration/limits``); nil when none is.
+    public var limits: [LimitState]?
 
     /// Makes a status from its parts; the daemon makes these, tests and tools decode them.
     public init(

@@ -36,11 +36,12 @@ extension JobDaemon {
         }
     }
 
-    /// The database's side of the retention, on a thread of its own: its calls block.
+    /// The database's side of the retention, off the Swift tasks' threads: its calls block (see
+    /// `BlockingWork`).
     func pruneDone(in database: any SharedJobQueue, finishedBefore cutoff: Date) async {
         let logger = self.logger
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
+            BlockingWork.queue.async {
                 do {
                     let removed = try database.pruneDone(finishedBefore: cutoff)
                     if removed > 0 {

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LineupSpool
+public import LineupSpool
 public import LineupStore
 public import Logging
 public import ServiceLifecycle
@@ -109,6 +109,10 @@ public final class JobDaemon: Service, Sendable {
         var phase = Phase.idle
         var runner: (any JobRunning)?
         var container: PersistentContainer?
+        /// The spool it runs on, once open.
+        var spool: SpoolDirectory?
+        /// The jobs of the database, when it runs on one.
+        var databaseJobs: (any SharedJobQueue)?
         /// The spool's and the store's locks, held from the start until the store is closed.
         var ownership: [OwnershipLock] = []
         /// Why the daemon stops by itself (nothing could be acknowledged for too long); nil for a
@@ -180,6 +184,31 @@ public final class JobDaemon: Service, Sendable {
         state.withLock { $0.runner }?.claimAvailable()
     }
 
+    /// Pauses the jobs of `scope` where every daemon of these jobs reads it (the spool's
+    /// `paused.json`, the database's `lineup_paused`): they stay queued, unclaimed, across
+    /// restarts, until ``resume(_:)``; jobs running go on. Returns false when it was paused
+    /// already.
+    ///
+    /// - Throws: ``DaemonError/Code/notRunning`` when the daemon is not running (pause the
+    ///   spool, `SpoolDirectory.pause(_:)`, or the database, `JobDatabase.pause(_:)`, then).
+    @discardableResult
+    public func pause(_ scope: JobScope) async throws -> Bool {
+        try await runnerForControl().setPaused(scope, true)
+    }
+
+    /// Resumes the jobs of `scope` (see ``pause(_:)``); returns false when it was not paused.
+    @discardableResult
+    public func resume(_ scope: JobScope) async throws -> Bool {
+        try await runnerForControl().setPaused(scope, false)
+    }
+
+    private func runnerForControl() throws -> any JobRunning {
+        guard let runner = state.withLock({ $0.runner }) else {
+            throw DaemonError(.notRunning, path: configuration.spoolURL.path, "the daemon is not running")
+        }
+        return runner
+    }
+
     /// What `status.json` would say now; nil when the daemon is not running.
     public func status() async -> DaemonStatus? {
         guard let runner = state.withLock({ $0.runner }) else { return nil }
@@ -241,6 +270,8 @@ public final class JobDaemon: Service, Sendable {
         state.withLock { state in
             state.runner = runner
             state.container = container
+            state.spool = spool
+            state.databaseJobs = databaseJobs
             state.ownership = opened.ownership
         }
         logger.info(
@@ -316,6 +347,11 @@ public final class JobDaemon: Service, Sendable {
         services.append(
             RecurringService(name: "status writer", worksAtStart: false, pause: { configuration.statusInterval }) {
                 await runner.refreshStatus()
+            })
+        services.append(
+            // An operator's request to cancel a running job is acted on within this pause.
+            RecurringService(name: "cancellations", worksAtStart: true, pause: { .milliseconds(250) }) {
+                await runner.checkCancellationRequests()
             })
         services.append(retentionService(spool: spool, database: databaseJobs))
         services.append(cronService(spool: spool))

@@ -10,5 +10,7 @@ extension StatusSnapshot {
         unrecognized = try directory.unrecognizedQueueEntries()
         daemon = daemonStatus
         recentFailures = Array(try Self.failures(in: directory).prefix(recentFailureCount))
+        // The daemon's own reading: on a database, the table's, which the spool does not hold.
+        paused = try daemonStatus.map { $0.paused } ?? Self.nonEmpty(directory.pausedScopes())
     }
 }

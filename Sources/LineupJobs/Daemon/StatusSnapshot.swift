@@ -41,6 +41,9 @@ public struct StatusSnapshot: Sendable, Encodable {
     /// With jobs in a database: the daemons that hold a lease on it; nil for a spool, whose
     /// daemon is ``daemon``.
     public var daemons: [DaemonLease]?
+    /// The kinds and queues paused (`lineup pause`); nil when none is. The daemon's limits are in
+    /// ``daemon``'s ``DaemonStatus/limits``.
+    public var paused: [JobScope]?
 
     /// How many of the latest failures ``recentFailures`` lists by default.
     public static let recentFailureCount = 5
@@ -53,16 +56,22 @@ public struct StatusSnapshot: Sendable, Encodable {
         recentFailures = try Self.failures(in: directory)
             .prefix(recentFailureCount)
             .map { $0 }
+        paused = try Self.nonEmpty(directory.pausedScopes())
+    }
+
+    static func nonEmpty(_ scopes: [JobScope]) -> [JobScope]? {
+        scopes.isEmpty ? nil : scopes
     }
 
     /// The jobs of a database (LineupPostgres reads them): `queued` are its available jobs (due
     /// or not), and the daemons that share it are listed.
-    package init(counts: JobCounts, daemons: [DaemonLease], recentFailures: [Failure]) {
+    package init(counts: JobCounts, daemons: [DaemonLease], recentFailures: [Failure], paused: [JobScope] = []) {
         self.counts = counts
         unrecognized = []
         daemon = nil
         self.daemons = daemons
         self.recentFailures = recentFailures
+        self.paused = Self.nonEmpty(paused)
     }
 
     /// Every job in `failed/` with its report, newest first (a file whose report cannot be

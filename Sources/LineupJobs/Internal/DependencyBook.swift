@@ -67,9 +67,13 @@ struct DependencyBook {
     /// What `claim`'s `after` list comes to, judged in its order: the first dependency that failed
     /// or closes a cycle decides; otherwise it waits while any job it names is not done.
     ///
-    /// - Parameter settled: how the job with an id not in hand was settled; nil when no settled
-    ///   job had it.
-    func verdict(for claim: String, after: [String], settled: (String) -> SettledJobOutcome?) -> Verdict {
+    /// - Parameters:
+    ///   - runsAfterFailures: the job's `afterSettled`: a dependency that failed counts as
+    ///     settled, as a done one does, rather than failing the job.
+    ///   - settled: how the job with an id not in hand was settled; nil when no settled job had it.
+    func verdict(
+        for claim: String, after: [String], runsAfterFailures: Bool = false, settled: (String) -> SettledJobOutcome?
+    ) -> Verdict {
         var inHand: Set<String> = []
         var unknown: Set<String> = []
         for id in after {
@@ -84,6 +88,7 @@ struct DependencyBook {
             case .done:
                 continue
             case let .failed(reason):
+                if runsAfterFailures { continue }
                 return .dependencyFailed(id: id, reason: reason)
             case nil:
                 unknown.insert(id)

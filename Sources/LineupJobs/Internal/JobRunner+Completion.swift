@@ -10,13 +10,15 @@ extension JobRunner {
     /// task's thread, before the completion hops to the coordinator: it touches only immutable,
     /// `Sendable` state.
     func stageReport(
-        of task: JobTask, claimed: Storage.Held, id: String?, kind: String, attempt: Int
+        of task: JobTask, claimed: Storage.Held, id: String?, kind: String, attempt: Int, uniqueKey: String? = nil
     ) -> FinishedJob<Storage.Held>? {
         guard
             let report = task.resultReport(
                 name: claimed.name, id: id, kind: kind, attempt: attempt, interruptions: claimed.interruptions, now: Date())
         else { return nil }
-        return committer.stage(report, of: claimed, logger: logger)
+        var finished = committer.stage(report, of: claimed, logger: logger)
+        finished.uniqueKey = uniqueKey
+        return finished
     }
 
     /// A task left the queue: keep its result for the flush, retry it, fail it or release it.
@@ -56,26 +58,31 @@ extension JobRunner {
         flushIfIdle()
     }
 
-    /// The attempt's time limit is up: cancel the task, whose attempt then fails as timed out
-    /// (``JobTask/expire(after:)``), unless it is saving already. If it has not stopped after
-    /// the cancellation timeout, the job fails for good without it.
+    /// The attempt's time limit is up: stop the task, whose attempt then fails as timed out,
+    /// unless it is saving already.
     func attemptTimedOut(claim: String, task: JobTask, after limit: Duration) {
         assertOnCoordinator()
-        guard let record = live[claim], record.task === task, task.expire(after: limit) else { return }
-        let grace = settings.withLock { $0.configuration.cancellationTimeout }
+        guard let record = live[claim], record.task === task, task.stop(.timedOut(after: limit)) else { return }
         logger.warning(
             "job timed out; cancelling it",
             metadata: [
                 "job": "\(record.jobID)", "attempt": "\(record.attempt)",
                 "timeout_s": "\(DaemonConfiguration.seconds(limit))",
             ])
+        failIfStillRunning(claim: claim, task: task, stoppedFor: .timedOut(after: limit))
+    }
+
+    /// After the cancellation timeout, a stopped task that still runs is given up on: the job
+    /// fails for good without it, and shutdown knows of its thread (``runawayTasks``).
+    func failIfStillRunning(claim: String, task: JobTask, stoppedFor reason: AttemptStopReason) {
+        let grace = settings.withLock { $0.configuration.cancellationTimeout }
         clock.schedule(grace, coordinator) { [weak task] in
             guard let task, let record = self.live[claim], record.task === task else { return }
             // Still running: give up on the thread, not on the promise that the job ends.
             self.queuedTaskCount -= 1
             record.startedAt = task.startedAt
             self.runawayTasks[ObjectIdentifier(task)] = record.info
-            self.failPermanently(record, task.timedOutError(after: limit, stopped: false))
+            self.failPermanently(record, task.error(for: reason, stopped: false))
             self.resumeWaiters()
             self.claimWhileRoom()
         }

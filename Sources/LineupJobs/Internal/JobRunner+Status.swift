@@ -40,6 +40,8 @@ extension JobRunner {
         status.recentFlushes = recentFlushes
         status.acknowledgedPerMinute = acknowledgementRate.perMinute(endingAt: Date())
         status.mainContextUnsavedRows = mainContextUnsavedRows
+        status.paused = gate.paused.isEmpty ? nil : gate.paused.sorted()
+        status.limits = limitStates(configuration)
         return status
     }
 

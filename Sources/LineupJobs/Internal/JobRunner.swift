@@ -36,6 +36,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     let queue = OperationQueue()
     /// The named queues (``DaemonConfiguration/queues``) by the kinds they run.
     let queuesByKind: [String: OperationQueue]
+    /// The named queues by name, for the jobs whose file names one (`queue`).
+    let queuesByName: [String: OperationQueue]
     /// Every queue, the default one first.
     let allQueues: [OperationQueue]
     let committer: GroupCommitter<Storage>
@@ -83,6 +85,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     /// them: their threads still run (a thread cannot be killed), and shutdown must know.
     var runawayTasks: [ObjectIdentifier: JobInfo] = [:]
     var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    /// What is paused, and this daemon's counts of its limits.
+    var gate = ClaimGate()
     var nextWaiterToken = 0
 
     init(
@@ -104,25 +108,36 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         self.jitter = jitter
         self.committer = GroupCommitter(container: container, jobs: jobs)
         queue.name = "lineup.jobs"
+        queue.qualityOfService = BlockingWork.qualityOfService
         queue.maxConcurrentOperationCount = settings.configuration.maxConcurrentJobs
         var queuesByKind: [String: OperationQueue] = [:]
+        var queuesByName: [String: OperationQueue] = [:]
         var allQueues = [queue]
         for (name, definition) in settings.configuration.queues.sorted(by: { $0.key < $1.key }) {
             let named = OperationQueue()
             named.name = "lineup.jobs.\(name)"
+            named.qualityOfService = BlockingWork.qualityOfService
             named.maxConcurrentOperationCount = definition.concurrency
             allQueues.append(named)
+            queuesByName[name] = named
             for kind in definition.kinds {
                 queuesByKind[kind] = named
             }
         }
         self.queuesByKind = queuesByKind
+        self.queuesByName = queuesByName
         self.allQueues = allQueues
     }
 
     /// The queue that runs jobs of `kind`.
     func operationQueue(forKind kind: String?) -> OperationQueue {
         kind.flatMap { queuesByKind[$0] } ?? queue
+    }
+
+    /// The queue that runs `file`'s job: the one its `queue` names, else its kind's. A name this
+    /// daemon has not configured runs in the kind's queue (see ``admit(_:invalid:)``).
+    func operationQueue(for file: JobFile?) -> OperationQueue {
+        file?.queue.flatMap { queuesByName[$0] } ?? operationQueue(forKind: file?.kind)
     }
 
     var logger: Logger {
@@ -176,11 +191,13 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
 
     func claimWhileRoom() {
         assertOnCoordinator()
-        let window = settings.withLock { $0.configuration.effectiveClaimWindow }
+        let configuration = settings.withLock { $0.configuration }
+        let window = configuration.effectiveClaimWindow
+        let filter = claimFilter(configuration)
         while !isStopping, queuedTaskCount + dependencies.parkedOnJobsInHandCount < window, !isClaimingPaused, mayClaim() {
             let claimed: Storage.Held?
             do {
-                claimed = try jobs.claimNext()
+                claimed = try filter.map { try jobs.claimNext(filter: $0) } ?? jobs.claimNext()
             } catch {
                 logger.error("cannot claim a job", metadata: ["queue": "\(jobs.location)", "error": "\(error)"])
                 return
@@ -223,6 +240,9 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         let policy = settings.withLock { $0.configuration.retry }.overridden(
             maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
         let record = Record(claimed: claimed, file: file, policy: policy)
+        if gate.hasLimits {
+            noteClaim(ofKind: file?.kind)
+        }
         // Failed attempts of earlier runs count: the number lives in the file name.
         record.attempt = claimed.failedAttempts + 1
         live[record.claim] = record
@@ -279,6 +299,28 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
                     jobFile: record.claimed.enqueuedFileName, isRetryable: false))
             return
         }
+        // With uniqueFor, a job that finished and waits for its flush is done as far as the key
+        // is concerned; one filed in done/ holds it for the period after it finished.
+        if let key = file.uniqueKey, let period = file.uniqueFor,
+            let doneAt = live.values.contains(where: { $0.hasFinishedRunning && $0.file?.uniqueKey == key })
+                ? clock.now() : jobs.lastDone(withUniqueKey: key),
+            doneAt > clock.now().addingTimeInterval(-period)
+        {
+            failPermanently(
+                record,
+                JobError(
+                    .duplicateJob,
+                    "refused: a job holding uniqueKey `\(key)` was done at \(doneAt.ISO8601Format()), within uniqueFor (\(period == period.rounded() ? "\(Int(period))" : "\(period)") s)",
+                    jobFile: record.claimed.enqueuedFileName, isRetryable: false))
+            return
+        }
+        if let name = file.queue, queuesByName[name] == nil {
+            // Refusing it would lose work whenever producers name a queue before the daemons
+            // are configured with it; the kind's queue bounds it as any job of the kind.
+            logger.warning(
+                "job names a queue this daemon has not configured; it runs in its kind's queue",
+                metadata: ["job": "\(record.jobID)", "queue": "\(name)"])
+        }
         do {
             record.preparedTask = try registry.makeTask(for: makeRequest(record))
         } catch {
@@ -293,7 +335,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         JobRequest(
             jobID: record.jobID, name: record.name, file: record.file!, jobFilePath: record.claimed.enqueuedFileName,
             attempt: record.attempt, interruptions: record.claimed.interruptions, paths: paths,
-            container: container, logger: logger)
+            container: container, logger: logger, settledReport: { [jobs] id in jobs.settledReport(ofJobID: id) })
     }
 
     // MARK: - Dependencies
@@ -327,7 +369,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     /// What the job's `after` list comes to now; the job storage tells how jobs not in hand were
     /// settled.
     private func verdict(on file: JobFile, of claim: String) -> DependencyBook.Verdict {
-        dependencies.verdict(for: claim, after: file.after) { jobs.settledOutcome(ofJobID: $0) }
+        dependencies.verdict(for: claim, after: file.after, runsAfterFailures: file.afterSettled) { jobs.settledOutcome(ofJobID: $0) }
     }
 
     /// Parks the job until the jobs it waits for settle. A dependency that has finished and only
@@ -435,13 +477,28 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         // writes a success's report into tmp/ on the way, while the coordinator goes on. (A task
         // cancelled before it started ends here too, with no report.)
         let (claimed, id, kind, attempt) = (record.claimed, record.file?.id, record.file?.kind ?? "?", record.attempt)
+        let uniqueKey = record.file?.uniqueKey
         task.onFinish { [weak self] task in
             guard let self else { return }
-            let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt)
+            let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt, uniqueKey: uniqueKey)
             self.coordinator.async { self.taskCompleted(claim: claim, task: task, finished: finished) }
         }
         record.state = .queued(task)
         queuedTaskCount += 1
-        operationQueue(forKind: record.file?.kind).addOperation(task)
+        // Jobs were claimed by priority; tasks that wait in a queue behind its concurrency are
+        // started by it too (the queue knows five levels: ten are folded into them).
+        task.queuePriority = Self.queuePriority(of: record.file?.priority ?? JobFile.defaultPriority)
+        operationQueue(for: record.file).addOperation(task)
+    }
+
+    /// An `Operation`'s five levels for a job's ten (0 most urgent).
+    static func queuePriority(of priority: Int) -> Operation.QueuePriority {
+        switch priority {
+        case ..<2: .veryHigh
+        case ..<JobFile.defaultPriority: .high
+        case JobFile.defaultPriority: .normal
+        case ...7: .low
+        default: .veryLow
+        }
     }
 }

@@ -1,9 +1,13 @@
+import LineupSpool
+
 /// The runner as the daemon drives it, whatever storage holds its jobs: the daemon, its services
 /// and its reloads reach the runner (a ``JobRunner`` of a spool or of a database) only through
 /// this.
 protocol JobRunning: AnyObject, Sendable {
     /// Claims what is due, soon (a hint: files arrived, or a notification came).
     func claimAvailable()
+    /// Acts on the operators' requests to cancel running jobs.
+    func checkCancellationRequests() async
     /// Told after each child save: the main context now holds `rows` unsaved rows.
     func mainContextHolds(_ rows: Int)
     /// Takes a reloaded configuration's settings.
@@ -14,6 +18,9 @@ protocol JobRunning: AnyObject, Sendable {
     func refreshStatus() async
     /// The status as `status.json` has it now.
     func status() async -> DaemonStatus
+    /// Pauses (`paused` true) or resumes the jobs of `scope`; returns whether that changed
+    /// anything.
+    func setPaused(_ scope: JobScope, _ paused: Bool) async throws -> Bool
     /// The first step of shutdown: no more claims, starts or retries.
     func stopStarting() async
     /// The rest of shutdown: the grace period, cancellation, the final flush, the releases.

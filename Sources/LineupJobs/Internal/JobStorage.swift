@@ -25,6 +25,23 @@ package protocol JobStorage: Sendable {
     /// The next job that is due, claimed for this process; nil when none is.
     func claimNext() throws -> Held?
 
+    /// The next job that is due and that `filter` lets through (nothing paused, no limit full),
+    /// claimed for this process; nil when none is. Called instead of ``claimNext()`` only while
+    /// something is paused or limited, so that the plain claim costs nothing more.
+    func claimNext(filter: ClaimFilter) throws -> Held?
+
+    /// The kinds and queues paused now, sorted: the spool's `paused.json`, or the database's
+    /// `lineup_paused`.
+    func pausedScopes() throws -> [JobScope]
+
+    /// Pauses (`paused` true) or resumes `scope` where every claimer of these jobs reads it;
+    /// returns whether that changed anything.
+    func setPaused(_ scope: JobScope, _ paused: Bool) throws -> Bool
+
+    /// The state of each limit as the storage counts it across every daemon; nil when the
+    /// runner's own counts are the limits' (a spool: one daemon).
+    func sharedLimitStates(_ filter: ClaimFilter) throws -> [DaemonStatus.LimitState]?
+
     /// Gives back a job claimed before its `notBefore` time, to be claimed then.
     func postpone(_ job: Held, until notBefore: Date) throws
 
@@ -50,6 +67,25 @@ package protocol JobStorage: Sendable {
     /// reads as such at once: jobs parked on it are judged again right after.
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome?
 
+    /// When a job holding `key` (its `uniqueKey`) was last done, by this run or another; nil when
+    /// none is known. The runner refuses a job with `uniqueFor` within that period of it. A
+    /// storage that judges `uniqueFor` itself when jobs are enqueued (the database's) says nil.
+    func lastDone(withUniqueKey key: String) -> Date?
+    /// The report of the settled job with this id (done wins over failed, as in
+    /// ``settledOutcome(ofJobID:)``); nil when no settled job has it, or its report cannot be
+    /// read.
+    func settledReport(ofJobID id: String) -> DependencyReport?
+
+    /// The ids or names of the jobs that operators asked to cancel while they run, of those this
+    /// daemon may hold. Asked a few times a second: cheap when there are none.
+    func cancellationRequests() throws -> [String]
+
+    /// Settles the requests that ``cancellationRequests()`` returned: those the runner
+    /// `actedOn` are forgotten; of those naming no job it holds (`notHeld`), the ones whose job no
+    /// longer runs here are dropped (it had finished) and returned, while the others stay for
+    /// when the runner holds it (a job claimed ahead, a bulk's line not handed out yet).
+    func settleCancellationRequests(actedOn: [String], notHeld: [String]) throws -> [String]
+
     /// Prepares the acknowledgement of a job that succeeded, on the thread of its task, so that
     /// what is left after the flush is as little as possible.
     func stage(_ report: JobResultReport, of job: Held, logger: Logger) -> FinishedJob<Held>
@@ -63,6 +99,8 @@ package protocol JobStorage: Sendable {
 package struct FinishedJob<Held: HeldJob>: Sendable {
     package let claimed: Held
     package let report: JobResultReport
+    /// The job's `uniqueKey`: once it is acknowledged, a job with `uniqueFor` may be refused for it.
+    package var uniqueKey: String?
     /// Its report written into the spool's `tmp/`; nil when that failed (filing tries again),
     /// or when the storage keeps reports elsewhere.
     let staged: StagedReport?

@@ -24,6 +24,10 @@ package protocol SharedJobQueue: JobStorage {
         givesUpLease: @escaping @Sendable () -> Bool
     ) -> (services: [any Service], newFilesHint: @Sendable () -> Void)
 
+    /// Cancels the queued or running jobs whose id or name is in `jobs`: queued ones fail now,
+    /// running ones are marked for the daemon that holds them. Returns the names of each.
+    func cancel(_ jobs: [String]) throws -> (failed: [String], stopping: [String])
+
     /// Removes done jobs that finished before `cutoff`; returns how many.
     func pruneDone(finishedBefore cutoff: Date) throws -> Int
 

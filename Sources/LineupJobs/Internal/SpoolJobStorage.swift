@@ -20,6 +20,21 @@ final class SpoolJobStorage: JobStorage {
         /// `<directory>/<file name>` of a job file or a finished bulk file, `ledger/<name>.c<claim>`
         /// of an unfinished bulk's ledger.
         var scanned: Set<String> = []
+        /// When a job holding each unique key was last done (see ``lastDone(withUniqueKey:)``).
+        var doneByUniqueKey: [String: Date] = [:]
+        /// Whether `done/` was read for its unique keys (once: after it, this run notes the jobs
+        /// it files there itself).
+        var scannedForUniqueKeys = false
+
+        mutating func noteDone(uniqueKey: String, at date: Date) {
+            if doneByUniqueKey[uniqueKey].map({ $0 < date }) ?? true {
+                doneByUniqueKey[uniqueKey] = date
+            }
+        }
+        /// The reports of the jobs this run settled, and of bulk lines read in ledgers.
+        var reports = RecentReports()
+        /// Where the job files with ids read in `done/` and `failed/` lie, for their reports.
+        var reportFiles: [String: SpoolEntry] = [:]
     }
 
     init(spool: SpoolDirectory) {
@@ -45,7 +60,10 @@ final class SpoolJobStorage: JobStorage {
         // Noted first: if the move fails, the job stays in active/ until the next start, and
         // for this run it failed all the same.
         if let id = report.id {
-            settled.withLock { $0.outcomes.note(id, .failed(reason: report.reason)) }
+            settled.withLock { files in
+                files.outcomes.note(id, .failed(reason: report.reason))
+                files.reports.note(id, .failed(report))
+            }
         }
         try spool.fail(job, report: report)
     }
@@ -63,6 +81,22 @@ final class SpoolJobStorage: JobStorage {
         try spool.scheduledJobIDs().intersection(ids)
     }
 
+    func cancellationRequests() throws -> [String] {
+        try spool.cancellationRequests()
+    }
+
+    func settleCancellationRequests(actedOn: [String], notHeld: [String]) throws -> [String] {
+        for job in actedOn {
+            try spool.removeCancellationRequest(ofJob: job)
+        }
+        var dropped: [String] = []
+        for job in notHeld where try spool.runningEntries(matching: job).isEmpty {
+            try spool.removeCancellationRequest(ofJob: job)
+            dropped.append(job)
+        }
+        return dropped
+    }
+
     /// Reads the job files in `done/` and `failed/` and the ledgers of unfinished bulk files not
     /// read yet, lazily: only when the runner meets an id it does not know.
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome? {
@@ -76,6 +110,26 @@ final class SpoolJobStorage: JobStorage {
         }
     }
 
+    /// Kept in memory for the jobs this run settled; read from `done/` or `failed/` (or a bulk's
+    /// ledger) for the others, lazily, as ``settledOutcome(ofJobID:)`` reads outcomes.
+    func settledReport(ofJobID id: String) -> DependencyReport? {
+        settled.withLock { files in
+            if let report = files.reports[id] { return report }
+            if files.reportFiles[id] == nil {
+                scan(.done, into: &files)
+                scan(.failed, into: &files)
+                if let report = files.reports[id] { return report }
+                scanUnfinishedBulks(into: &files)
+                if let report = files.reports[id] { return report }
+            }
+            guard let entry = files.reportFiles[id] else { return nil }
+            if entry.state == .done {
+                return (try? spool.resultReport(for: entry)).map(DependencyReport.done)
+            }
+            return (try? spool.failureReport(for: entry)).map(DependencyReport.failed)
+        }
+    }
+
     private func scan(_ state: JobState, into files: inout SettledFiles) {
         guard let entries = try? spool.entries(state) else { return }
         func note(_ id: String, _ outcome: SettledJobOutcome) {
@@ -85,12 +139,18 @@ final class SpoolJobStorage: JobStorage {
             if entry.isBulk {
                 // Its failed lines lie in failed/ as job files of their own, filed before it
                 // finished; `lineup retry` may have taken them back since.
-                for id in (try? spool.acknowledgedLineIDs(of: entry)) ?? [] { note(id, .done) }
+                for line in (try? spool.settledLines(of: entry)) ?? [] where line.outcome == .done {
+                    note(line.id, .done)
+                    if let report = line.resultReport { files.reports.note(line.id, .done(report)) }
+                }
                 continue
             }
             guard let data = try? Data(contentsOf: entry.url),
                 let id = (try? JobFile(data: data, path: entry.path))?.id
             else { continue }
+            if state == .done || files.reportFiles[id]?.state != .done {
+                files.reportFiles[id] = entry
+            }
             if state == .done {
                 note(id, .done)
             } else {
@@ -117,12 +177,34 @@ final class SpoolJobStorage: JobStorage {
                 switch line.outcome {
                 case .done:
                     files.outcomes.note(line.id, .done)
+                    if let report = line.resultReport { files.reports.note(line.id, .done(report)) }
                 case let .failed(report):
                     // The ledger's entry counts even where a crash kept the line out of failed/.
                     let reason = report?.reason ?? "see line \(line.number) of \(bulk.path)"
                     files.outcomes.note(line.id, .failed(reason: reason))
+                    if let report { files.reports.note(line.id, .failed(report)) }
                 }
             }
+        }
+    }
+
+    /// Reads the job files of `done/` once, lazily, when the first job with `uniqueFor` is
+    /// claimed: a spool with none never pays for it. The jobs this run files are noted as it
+    /// files them (``commit(_:flushing:logger:)``): one daemon owns a spool, so nothing else
+    /// files jobs in `done/`. A bulk file's lines are not looked at: their keys hold only while
+    /// they are queued or running.
+    func lastDone(withUniqueKey key: String) -> Date? {
+        settled.withLock { files in
+            guard !files.scannedForUniqueKeys, let entries = try? spool.entries(.done) else { return files.doneByUniqueKey[key] }
+            files.scannedForUniqueKeys = true
+            for entry in entries where !entry.isBulk {
+                guard let data = try? Data(contentsOf: entry.url),
+                    let uniqueKey = (try? JobFile(data: data, path: entry.path))?.uniqueKey,
+                    let report = try? spool.resultReport(for: entry)
+                else { continue }
+                files.noteDone(uniqueKey: uniqueKey, at: report.finishedAt)
+            }
+            return files.doneByUniqueKey[key]
         }
     }
 
@@ -152,7 +234,11 @@ final class SpoolJobStorage: JobStorage {
         let (filed, filingError) = file(jobs, logger: logger)
         settled.withLock { files in
             for job in jobs where filed.contains(job.claimed.claim) {
-                if let id = job.report.id { files.outcomes.note(id, .done) }
+                if let id = job.report.id {
+                    files.outcomes.note(id, .done)
+                    files.reports.note(id, .done(job.report))
+                }
+                if let key = job.uniqueKey { files.noteDone(uniqueKey: key, at: job.report.finishedAt) }
             }
         }
         deliverOutbox(from: container, jobsWritten: report.messagesWritten, logger: logger)
@@ -207,5 +293,26 @@ final class SpoolJobStorage: JobStorage {
             }
         }
         return (filed, lastError)
+    }
+}
+
+// MARK: - Pauses and limits
+
+extension SpoolJobStorage {
+    func claimNext(filter: ClaimFilter) throws -> ClaimedJob? {
+        try spool.claimNext(admittingKind: filter.admits)
+    }
+
+    func pausedScopes() throws -> [JobScope] {
+        try spool.pausedScopes()
+    }
+
+    func setPaused(_ scope: JobScope, _ paused: Bool) throws -> Bool {
+        try (paused ? spool.pause(scope) : spool.resume(scope))
+    }
+
+    /// One daemon per spool: its own counts are the limits'.
+    func sharedLimitStates(_ filter: ClaimFilter) throws -> [DaemonStatus.LimitState]? {
+        nil
     }
 }

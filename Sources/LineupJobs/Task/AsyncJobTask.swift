@@ -30,13 +30,15 @@ import LineupLocking
 ///
 /// ## How the operation waits for its work
 ///
-/// `main()` starts the work as a Swift `Task` on the global concurrent executor and then waits
-/// for it, once, on the operation's own thread. That thread is one of the `OperationQueue`'s
-/// (a Dispatch worker), never a thread of Swift's cooperative pool, and the work never needs it:
-/// it runs on the pool, and its `perform` blocks on the context's queue. So the wait cannot
-/// deadlock, and the pool, which has one thread per core, never loses a thread to it. It holds
-/// one operation thread per running job, as a synchronous task does, within the queue's
-/// `maxConcurrentOperationCount`.
+/// `main()` starts the work as a Swift `Task` of medium priority on the global concurrent
+/// executor and then waits for it, once, on the operation's own thread. The daemon's queues run
+/// at utility quality of service, so that thread is a worker of Dispatch's utility pool, never
+/// one of the threads that run Swift tasks (on Linux, the default-QoS pool's), and the work never
+/// needs it: it runs on the executor, and its `perform` blocks on the context's queue. So the
+/// wait cannot deadlock, and the executor, which keeps about one thread per core, never loses a
+/// thread to it. It holds one operation thread per running job, as a synchronous task does,
+/// within the queue's `maxConcurrentOperationCount`. A queue of your own that runs these tasks
+/// needs `qualityOfService = .utility` too.
 ///
 /// Do not call `start()` yourself from async code: that wait would then block a thread of the
 /// pool. The daemon and the test kit start tasks on operation threads.
@@ -78,7 +80,9 @@ open class AsyncJobTask: JobTask, @unchecked Sendable {
     override func runAndKeepWork(in context: ManagedObjectContext) throws -> JobOutcome {
         let finished = DispatchSemaphore(value: 0)
         let result = Locked<Result<JobOutcome, any Error>?>(nil)
-        let task = Task {
+        // Medium, not the utility priority of the operation's thread: see "How the operation
+        // waits for its work".
+        let task = Task(priority: .medium) {
             let outcome: Result<JobOutcome, any Error>
             do {
                 outcome = .success(try await run(in: context))

@@ -39,13 +39,17 @@ public struct JobRequest: Sendable {
     public let container: PersistentContainer
     /// A logger with `job`, `kind` and `attempt` in its metadata.
     public let logger: Logger
+    /// Reads the report of a settled job by id (the runner's job storage).
+    private let settledReport: @Sendable (String) -> DependencyReport?
 
     /// Makes a request; the logger gets `job`, `kind` and `attempt` added to its metadata. The
     /// runner makes these, as do `lineup run` and tests.
     public init(
         jobID: String, name: String, file: JobFile, jobFilePath: String, attempt: Int = 1,
-        interruptions: Int = 0, paths: PathPolicy, container: PersistentContainer, logger: Logger
+        interruptions: Int = 0, paths: PathPolicy, container: PersistentContainer, logger: Logger,
+        settledReport: @escaping @Sendable (String) -> DependencyReport? = { _ in nil }
     ) {
+        self.settledReport = settledReport
         self.jobID = jobID
         self.name = name
         self.file = file
@@ -63,6 +67,18 @@ public struct JobRequest: Sendable {
 
     /// The job kind.
     public var kind: String { file.kind }
+
+    /// The reports of the jobs in the job file's `after` list, by id: a batch's callback reads
+    /// what its jobs did. The runner starts a job only once they are settled, so each has its
+    /// report; a report that cannot be read (its files removed, its row pruned) is left out.
+    /// Empty outside a daemon (`lineup run`).
+    public func dependencyReports() -> [String: DependencyReport] {
+        var reports: [String: DependencyReport] = [:]
+        for id in file.after {
+            reports[id] = settledReport(id)
+        }
+        return reports
+    }
 
     /// Decodes the job file into the kind's parameter type.
     ///

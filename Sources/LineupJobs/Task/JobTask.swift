@@ -65,9 +65,10 @@ open class JobTask: Operation, @unchecked Sendable {
         var onFinish: (@Sendable (JobTask) -> Void)?
         var lastLoggedDecile = -1
         var keptRowChanges = 0
-        /// Set when the attempt ran past its time limit (``expire(after:)``): its work is not kept.
-        var timedOutAfter: Duration?
-        /// Set when the attempt's work is being saved: too late for a timeout.
+        /// Set when the attempt was stopped (``stop(_:)``): its time limit ran out, or an operator
+        /// cancelled it. Its work is not kept.
+        var stopReason: AttemptStopReason?
+        /// Set when the attempt's work is being saved: too late to stop it.
         var isKeepingWork = false
     }
 
@@ -181,8 +182,8 @@ open class JobTask: Operation, @unchecked Sendable {
 
     private func execute() -> JobTaskResult {
         if isCancelled {
-            if let timedOutAfter = state.withLock({ $0.timedOutAfter }) {
-                return .failed(timedOutError(after: timedOutAfter))
+            if let stopReason = state.withLock({ $0.stopReason }) {
+                return .failed(error(for: stopReason))
             }
             return .cancelled
         }
@@ -195,12 +196,12 @@ open class JobTask: Operation, @unchecked Sendable {
                 context.reset()
                 return context.savedRowChangeCount
             }
-            let timedOutAfter = state.withLock { state in
+            let stopReason = state.withLock { state in
                 state.keptRowChanges = kept
-                return state.timedOutAfter
+                return state.stopReason
             }
-            if let timedOutAfter {
-                return .failed(timedOutError(after: timedOutAfter))
+            if let stopReason {
+                return .failed(self.error(for: stopReason))
             }
             if isCancelled {
                 return .cancelled
@@ -230,38 +231,55 @@ open class JobTask: Operation, @unchecked Sendable {
         try context.save()
     }
 
-    // MARK: - Time limit
+    // MARK: - Stopping an attempt
 
-    /// Ends the attempt as timed out unless its work is being saved already: the task is
-    /// cancelled, and whatever it returns or throws from then on fails the attempt with
-    /// ``JobError/Code/timedOut``; its final save never happens (chunks it saved before stay,
-    /// as for any failed attempt: see ``keptRowChanges``). One lock decides between this and
-    /// the final save, so a job is either saved or timed out, never both.
+    /// Stops the attempt unless its work is being saved already: the task is cancelled, and
+    /// whatever it returns or throws from then on fails the attempt with the reason's error
+    /// (``JobError/Code/timedOut``, ``JobError/Code/cancelledByOperator``); its final save never
+    /// happens (chunks it saved before stay, as for any failed attempt: see ``keptRowChanges``).
+    /// One lock decides between this and the final save, so a job is either saved or stopped,
+    /// never both.
     ///
-    /// - Returns: false when it was too late (the task was saving or had finished).
-    func expire(after limit: Duration) -> Bool {
-        let expired = state.withLock { state in
-            guard !state.isKeepingWork, state.result == nil else { return false }
-            state.timedOutAfter = limit
+    /// - Returns: false when it was too late (the task was saving or had finished), or when
+    ///   the attempt was stopped already.
+    func stop(_ reason: AttemptStopReason) -> Bool {
+        let stopped = state.withLock { state in
+            guard !state.isKeepingWork, state.result == nil, state.stopReason == nil else { return false }
+            state.stopReason = reason
             return true
         }
-        if expired {
+        if stopped {
             cancel()
         }
-        return expired
+        return stopped
     }
 
-    /// The last step before the save: throws when the attempt timed out, and otherwise closes
-    /// the door on a timeout.
+    /// The last step before the save: throws when the attempt was stopped, and otherwise closes
+    /// the door on a stop.
     private func beginKeepingWork() throws(JobError) {
-        let timedOutAfter = state.withLock { state in
-            if state.timedOutAfter == nil {
+        let stopReason = state.withLock { state in
+            if state.stopReason == nil {
                 state.isKeepingWork = true
             }
-            return state.timedOutAfter
+            return state.stopReason
         }
-        if let timedOutAfter {
-            throw timedOutError(after: timedOutAfter)
+        if let stopReason {
+            throw error(for: stopReason)
+        }
+    }
+
+    /// What an attempt stopped for `reason` fails with.
+    func error(for reason: AttemptStopReason, stopped: Bool = true) -> JobError {
+        switch reason {
+        case let .timedOut(limit):
+            timedOutError(after: limit, stopped: stopped)
+        case .cancelledByOperator:
+            JobError(
+                .cancelledByOperator,
+                stopped
+                    ? "job \(jobID) was cancelled by an operator while it ran; what it had not saved was discarded"
+                    : "job \(jobID) was cancelled by an operator and did not stop",
+                jobFile: request.jobFilePath)
         }
     }
 
@@ -289,8 +307,11 @@ open class JobTask: Operation, @unchecked Sendable {
         state.withLock { $0.onFinish = handler }
     }
 
-    /// The result for a task that finished without running `main()` (cancelled before start).
+    /// The result for a task that finished without running `main()`: cancelled before it
+    /// started, by shutdown (given back), or stopped by an operator (failed).
     var finalResult: JobTaskResult {
-        result ?? .cancelled
+        if let result { return result }
+        if let stopReason = state.withLock({ $0.stopReason }) { return .failed(error(for: stopReason)) }
+        return .cancelled
     }
 }

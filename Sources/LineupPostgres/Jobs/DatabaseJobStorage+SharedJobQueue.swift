@@ -16,6 +16,11 @@ extension DatabaseJobStorage {
         return ([lease], { intake.hint() })
     }
 
+    func cancel(_ jobs: [String]) throws -> (failed: [String], stopping: [String]) {
+        let cancellation = try database.cancel(jobs)
+        return (cancellation.failed, cancellation.requested)
+    }
+
     func pruneDone(finishedBefore cutoff: Date) throws -> Int {
         try database.pruneDone(finishedBefore: cutoff)
     }

@@ -51,14 +51,22 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
     /// no query.
     private let settled = Locked(SettledJobOutcomes())
+    /// The named queue of each kind that runs in one, as a JSON object: what the claim reads a
+    /// paused queue's kinds from (``DaemonConfiguration/queues``; a restart changes it).
+    let queueOfKindJSON: String
+    /// Whether a request to cancel one of this daemon's jobs may have come: set by a
+    /// notification on ``JobDatabase/cancellationChannel`` and by every tick (a notification
+    /// is lost with its connection), so that the runner's frequent asks cost a query only then.
+    private let cancellationsMayWait = Locked(true)
 
     /// Registers this daemon in `lineup_daemons` with a lease of `lease`.
     init(
         database: JobDatabase, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration, claimBatch: Int,
-        logger: Logger,
+        logger: Logger, queueOfKind: [String: String] = [:],
         mustStop: @escaping @Sendable (DaemonError) -> Void
     ) throws {
         precondition(claimBatch > 0, "a claim takes one job at least")
+        self.queueOfKindJSON = (try? JSONEncoder().encode(queueOfKind)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         self.database = database
         self.claimBatch = claimBatch
         self.lease = lease
@@ -95,6 +103,9 @@ final class DatabaseJobStorage: SharedJobQueue {
         do {
             let session = try PostgresSession.connect(to: database.url, logger: logger)
             try session.listen(to: JobDatabase.channel) { _ in hint() }
+            try session.listen(to: JobDatabase.cancellationChannel) { [cancellationsMayWait] _ in
+                cancellationsMayWait.withLock { $0 = true }
+            }
             listener.withLock { $0 = session }
         } catch {
             logger.warning("cannot listen for new jobs; polling only", metadata: ["database": "\(location)", "error": "\(error)"])
@@ -116,6 +127,7 @@ final class DatabaseJobStorage: SharedJobQueue {
                 self.logger.warning("the job storage's tick failed", metadata: ["database": "\(self.location)", "error": "\(error)"])
             }
             // The poll: jobs may have come due (`notBefore`), or come with a notification lost.
+            self.cancellationsMayWait.withLock { $0 = true }
             hint()
             self.tick(every: interval, hint: hint)
         }
@@ -263,10 +275,15 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// a claim's cost. The rest of a batch is held by this daemon until the runner asks for it
     /// (or is given back at shutdown, ``releaseUnhandedClaims()``).
     func claimNext() throws -> ClaimedRow? {
+        try claimNext(batch: claimBatchNow)
+    }
+
+    /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`.
+    func claimNext(batch claimBatch: () throws -> [ClaimedRow]) throws -> ClaimedRow? {
         if let next = claimedAhead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             return next
         }
-        var batch = try claimBatchNow()
+        var batch = try claimBatch()
         guard !batch.isEmpty else { return nil }
         let first = batch.removeFirst()
         claimedAhead.withLock { $0 += batch }
@@ -275,31 +292,47 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     private func claimBatchNow() throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
-            try session.rows(
-                """
-                UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
-                FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
-                          AND (c.after_ids = '{}' OR NOT EXISTS (
-                              SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
-                                  SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
-                      ORDER BY not_before, id LIMIT $2 FOR UPDATE SKIP LOCKED) AS due
-                WHERE j.id = due.id
-                RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
-                          extract(epoch FROM j.not_before)::float8
-                """, [.integer(daemonID), .integer(Int64(claimBatch))])
+            try session.rows(Self.claimStatement(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)])
         }
-        return rows.compactMap { row -> (notBefore: Double, id: Int64, job: ClaimedRow)? in
+        return decodeClaims(rows)
+    }
+
+    /// The claim: up to `limit` due jobs (`$2` by default) whose dependencies are settled and whose
+    /// kind and queue are not paused (`lineup_paused`, read by the statement itself, so that no
+    /// claim that starts after a pause commits takes one of its jobs), for daemon `$1`; `$3` is
+    /// ``queueOfKindJSON``. `filter` narrows it further with parameters from `$4` on.
+    static func claimStatement(filter: String = "", limit: String = "$2") -> String {
+        """
+        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
+        FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
+                  AND (c.after_ids = '{}' OR NOT EXISTS (
+                      SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
+                          SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
+                  AND NOT EXISTS (SELECT 1 FROM lineup_paused AS p
+                      WHERE (p.scope = 'kind' AND p.name = c.kind) OR (p.scope = 'queue' AND p.name = $3::jsonb ->> c.kind))
+                  \(filter)
+              ORDER BY priority, not_before, id LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS due
+        WHERE j.id = due.id
+        RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
+                  extract(epoch FROM j.not_before)::float8, j.priority::bigint
+        """
+    }
+
+    /// The claimed rows, in the queue's order.
+    func decodeClaims(_ rows: [[StoreValue]]) -> [ClaimedRow] {
+        rows.compactMap { row -> (priority: Int64, notBefore: Double, id: Int64, job: ClaimedRow)? in
             guard case let .integer(id) = row[0], case let .text(name) = row[1], case let .blob(contents) = row[2],
                 case let .integer(claims) = row[3], case let .integer(failedAttempts) = row[4],
-                case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6]
+                case let .integer(interruptions) = row[5], case let .real(notBefore) = row[6],
+                case let .integer(priority) = row[7]
             else { return nil }
             let job = ClaimedRow(
                 row: id, claims: claims, name: name, location: "\(location)#lineup_jobs/\(id)", contents: contents,
                 interruptions: Int(interruptions), failedAttempts: Int(failedAttempts))
-            return (notBefore, id, job)
+            return (priority, notBefore, id, job)
         }
-        // RETURNING keeps no order: the queue's order is (not_before, id).
-        .sorted { ($0.notBefore, $0.id) < ($1.notBefore, $1.id) }
+        // RETURNING keeps no order: the queue's order is (priority, not_before, id).
+        .sorted { ($0.priority, $0.notBefore, $0.id) < ($1.priority, $1.notBefore, $1.id) }
         .map(\.job)
     }
 
@@ -341,6 +374,53 @@ final class DatabaseJobStorage: SharedJobQueue {
         try database.pendingJobIDs(among: ids)
     }
 
+    func settledReport(ofJobID id: String) -> DependencyReport? {
+        do {
+            return try database.settledReport(ofJobID: id)
+        } catch {
+            logger.error("cannot read the report of a settled job", metadata: ["id": "\(id)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    func cancellationRequests() throws -> [String] {
+        guard cancellationsMayWait.withLock({ mayWait in
+            defer { mayWait = false }
+            return mayWait
+        }) else { return [] }
+        do {
+            return try database.sessions.withSession { session in
+                try session.rows(
+                    """
+                    SELECT name FROM lineup_jobs
+                    WHERE claimed_by = $1 AND state = 'running' AND cancel_requested_at IS NOT NULL ORDER BY id
+                    """, [.integer(daemonID)]
+                ).compactMap(\.[0].textIfPresent)
+            }
+        } catch {
+            // Asked again at the next notification or tick.
+            cancellationsMayWait.withLock { $0 = true }
+            throw error
+        }
+    }
+
+    /// A request on a job that is not running here any more vanishes by itself (the query reads
+    /// running jobs only); one on a job claimed ahead stays for when the runner holds it.
+    func settleCancellationRequests(actedOn: [String], notHeld: [String]) throws -> [String] {
+        guard !actedOn.isEmpty else { return [] }
+        let names = try JobDatabase.jsonArgument(actedOn)
+        try database.sessions.withSession { session in
+            _ = try session.execute(
+                """
+                UPDATE lineup_jobs SET cancel_requested_at = NULL
+                WHERE claimed_by = $1 AND state = 'running' AND cancel_requested_at IS NOT NULL
+                    AND (name IN (SELECT jsonb_array_elements_text($2::jsonb))
+                         OR job_id IN (SELECT jsonb_array_elements_text($2::jsonb)))
+                """, [.integer(daemonID), names])
+        }
+        return []
+    }
+
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome? {
         if let known = settled.withLock({ $0[id] }) { return known }
         do {
@@ -372,6 +452,12 @@ final class DatabaseJobStorage: SharedJobQueue {
     }
 
     // MARK: - Acknowledging
+
+    /// nil: the table judges `uniqueFor` when a job is inserted, against every daemon's jobs
+    /// (``JobDatabase/insertion(of:)``), so a claimed job has passed it already.
+    func lastDone(withUniqueKey key: String) -> Date? {
+        nil
+    }
 
     func stage(_ report: JobResultReport, of job: ClaimedRow, logger: Logger) -> FinishedJob<ClaimedRow> {
         FinishedJob(claimed: job, report: report, staged: nil)

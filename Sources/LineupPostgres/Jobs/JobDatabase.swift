@@ -22,8 +22,10 @@ public import Logging
 /// - a job whose `after` names other jobs is claimed once each of them is settled, done or failed
 ///   (the daemon that claims it then runs it, or fails it); a cycle through `after`, or an id
 ///   that no job has after `dependencyWaitTimeout`, fails it at a daemon's tick;
-/// - a job whose `uniqueKey` a queued or running job holds is inserted as failed, with the
-///   holder named (one key's enqueuers take turns: an advisory lock on the key).
+/// - a job whose `uniqueKey` a queued or running job holds, or with `uniqueFor` a job done within
+///   that period, is inserted as failed, with the holder named (one key's enqueuers take turns:
+///   an advisory lock on the key);
+/// - jobs are claimed by `priority` (0 first), then first in, first out (`not_before`, `id`).
 public final class JobDatabase: Sendable {
     /// A job to insert: a job file's bytes, and the name it was enqueued under.
     public struct Submission: Sendable {
@@ -103,7 +105,8 @@ public final class JobDatabase: Sendable {
             return SubmittedRow(
                 position: position, name: submission.name, jobID: file?.id, kind: file?.kind, after: file?.after ?? [], uniqueKey: file?.uniqueKey,
                 contents: submission.contents.base64EncodedString(),
-                notBefore: file?.notBefore?.timeIntervalSince1970, intakeKey: submission.intakeKey)
+                notBefore: file?.notBefore?.timeIntervalSince1970, intakeKey: submission.intakeKey,
+                priority: file?.priority ?? JobFile.defaultPriority, uniqueFor: file?.uniqueFor)
         }
         let json = try Self.jsonArgument(rows)
         // One key's enqueuers take turns.
@@ -111,14 +114,15 @@ public final class JobDatabase: Sendable {
             FlushStatement("SELECT pg_advisory_xact_lock(hashtext($1))", arguments: [.text(key)])
         }
         // A job whose key a queued or running job holds (inserted before, or earlier in this
-        // batch) goes in failed, naming the holder, as a daemon refuses it from a spool.
+        // batch), or, with `uniqueFor`, a job done within that period, goes in failed, naming the
+        // holder, as a daemon refuses it from a spool. A failed job holds no key.
         return locks + [
             FlushStatement(
                 """
                 WITH submitted AS (
                     SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(
                         n integer, name text, job_id text, kind text, after_ids text[], unique_key text, contents text,
-                        not_before float8, intake_key text)
+                        not_before float8, intake_key text, priority smallint, unique_for float8)
                 ), ranked AS (
                     SELECT s.*,
                         first_value(s.name) OVER (PARTITION BY s.unique_key ORDER BY s.n) AS first_of_key,
@@ -126,20 +130,29 @@ public final class JobDatabase: Sendable {
                     FROM submitted AS s
                 ), judged AS (
                     SELECT r.*, CASE WHEN r.unique_key IS NOT NULL THEN COALESCE(
-                        (SELECT h.name FROM lineup_jobs AS h
-                         WHERE h.unique_key = r.unique_key AND h.state IN ('queued', 'running') LIMIT 1),
-                        CASE WHEN r.rank_in_key > 1 THEN r.first_of_key END) END AS holder
-                    FROM ranked AS r
+                        h.name, CASE WHEN r.rank_in_key > 1 THEN r.first_of_key END) END AS holder,
+                        h.state AS holder_state
+                    FROM ranked AS r LEFT JOIN LATERAL (
+                        SELECT h.name, h.state FROM lineup_jobs AS h
+                        WHERE r.unique_key IS NOT NULL AND h.unique_key = r.unique_key
+                            AND (h.state IN ('queued', 'running')
+                                 OR (r.unique_for IS NOT NULL AND h.state = 'done'
+                                     AND h.finished_at > now() - make_interval(secs => r.unique_for)))
+                        ORDER BY h.state = 'done' LIMIT 1) AS h ON true
                 )
                 INSERT INTO lineup_jobs
-                    (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason)
+                    (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason,
+                     priority)
                 SELECT name, job_id, kind, COALESCE(after_ids, '{}'), unique_key, decode(contents, 'base64'),
                        COALESCE(to_timestamp(not_before), now()), intake_key,
                        CASE WHEN holder IS NULL THEN 'queued' ELSE 'failed' END,
                        CASE WHEN holder IS NULL THEN NULL ELSE now() END,
                        CASE WHEN holder IS NULL THEN NULL ELSE
                            name || '.job.json: duplicate job: refused: job ' || holder || ' holds uniqueKey `'
-                           || unique_key || '` and is queued or running' END
+                           || unique_key || CASE WHEN holder_state = 'done'
+                               THEN '`: it was done within uniqueFor (' || unique_for || ' s)'
+                               ELSE '` and is queued or running' END END,
+                       priority
                 FROM judged ORDER BY n
                 ON CONFLICT (intake_key) DO NOTHING
                 """, arguments: [json])
@@ -253,6 +266,23 @@ public final class JobDatabase: Sendable {
         }
     }
 
+    /// The report of the job with this id that was settled (done wins over failed); nil when no
+    /// job with it is done or failed, or its report cannot be read.
+    func settledReport(ofJobID id: String) throws -> DependencyReport? {
+        try sessions.withSession { session in
+            let rows = try session.rows(
+                """
+                SELECT state, report FROM lineup_jobs WHERE job_id = $1 AND state IN ('done', 'failed')
+                ORDER BY state = 'done' DESC, id DESC LIMIT 1
+                """, [.text(id)])
+            guard let row = rows.first, case let .text(report) = row[1] else { return nil }
+            if row[0] == .text(JobState.done.columnValue) {
+                return (try? JobResultReport(data: Data(report.utf8))).map(DependencyReport.done)
+            }
+            return (try? JobFailureReport(data: Data(report.utf8))).map(DependencyReport.failed)
+        }
+    }
+
     /// Which of `ids` belong to jobs that are queued or running (here or on another daemon).
     func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
@@ -286,11 +316,14 @@ public final class JobDatabase: Sendable {
         let contents: String
         let notBefore: Double?
         let intakeKey: String?
+        let priority: Int
+        let uniqueFor: Double?
 
         enum CodingKeys: String, CodingKey {
             case name, kind, contents
             case position = "n"
             case jobID = "job_id", after = "after_ids", uniqueKey = "unique_key", notBefore = "not_before", intakeKey = "intake_key"
+            case priority, uniqueFor = "unique_for"
         }
     }
 
@@ -303,15 +336,15 @@ public final class JobDatabase: Sendable {
 
 extension StoreValue {
     /// The text, for a text value; nil for NULL (or another type).
-    fileprivate var textIfPresent: String? {
+    var textIfPresent: String? {
         if case let .text(text) = self { text } else { nil }
     }
 
-    fileprivate var integerIfPresent: Int64? {
+    var integerIfPresent: Int64? {
         if case let .integer(integer) = self { integer } else { nil }
     }
 
-    fileprivate var realIfPresent: Double? {
+    var realIfPresent: Double? {
         if case let .real(real) = self { real } else { nil }
     }
 }

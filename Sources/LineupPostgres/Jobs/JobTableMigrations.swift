@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1, version2],
+        subject: subject, migrations: [version1, version2, version3, version4, version5],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -105,6 +105,57 @@ package enum JobTableMigrations {
             "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state = 'queued' AND after_ids <> '{}'",
             "DROP INDEX lineup_jobs_unique_key",
             "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running')",
+        ])
+
+    /// A job's priority (``LineupSpool/JobFile/priority``, 0 claimed first) gets a column, which
+    /// the claim orders by before `not_before`: the due index leads with it, so that a claim reads
+    /// the first rows of the index whatever the number of jobs queued. Rows there already take the
+    /// default priority, which is the priority their files say (none). `uniqueFor` looks for done
+    /// jobs of a key, which the unique-key index (queued and running jobs only) does not hold:
+    /// an index of the done jobs' keys and finishing times answers it.
+    static let version3 = SchemaMigration(
+        version: 3, name: "job priorities and unique periods",
+        statements: [
+            // JobFile.defaultPriority and JobFile.priorities as they were when this ran: a
+            // migration says what it did, whatever the constants become.
+            "ALTER TABLE lineup_jobs ADD COLUMN priority SMALLINT NOT NULL DEFAULT 5",
+            "ALTER TABLE lineup_jobs ADD CONSTRAINT lineup_jobs_priority_check CHECK (priority BETWEEN 0 AND 9)",
+            "DROP INDEX lineup_jobs_due",
+            "CREATE INDEX lineup_jobs_due ON lineup_jobs (priority, not_before, id) WHERE state = 'queued'",
+            "CREATE INDEX lineup_jobs_unique_key_done ON lineup_jobs (unique_key, finished_at) WHERE state = 'done' AND unique_key IS NOT NULL",
+        ])
+
+    /// Pauses and limits (issue 33, items 2 and 4): the paused kinds and queues, which every
+    /// daemon's claim reads, and the claims of rate-limited scopes, counted by recency. Running
+    /// jobs are counted through `lineup_jobs_running` (few rows: each daemon's running jobs),
+    /// so no index is added to the jobs table and a claim of an unlimited kind writes nothing more.
+    static let version4 = SchemaMigration(
+        version: 4, name: "paused kinds and queues, rate-limited claims",
+        statements: [
+            """
+            CREATE TABLE lineup_paused (
+                scope TEXT NOT NULL CHECK (scope IN ('kind', 'queue')),
+                name TEXT NOT NULL,
+                paused_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                PRIMARY KEY (scope, name)
+            )
+            """,
+            """
+            CREATE TABLE lineup_limit_claims (
+                scope TEXT NOT NULL,
+                claimed_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX lineup_limit_claims_recent ON lineup_limit_claims (scope, claimed_at)",
+        ])
+
+    /// An operator's request to cancel a running job (`lineup cancel --database`): the daemon
+    /// that holds the job reads it (notified on `lineup_cancel`, or at its next tick) and stops
+    /// the job. A request on a job given back stays for the daemon that claims it next.
+    static let version5 = SchemaMigration(
+        version: 5, name: "cancellation requests",
+        statements: [
+            "ALTER TABLE lineup_jobs ADD COLUMN cancel_requested_at TIMESTAMPTZ"
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.

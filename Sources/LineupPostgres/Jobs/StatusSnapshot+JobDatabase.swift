@@ -6,6 +6,6 @@ extension StatusSnapshot {
     public init(_ database: JobDatabase, recentFailureCount: Int = Self.recentFailureCount) throws {
         self.init(
             counts: try database.counts(), daemons: try database.daemons(),
-            recentFailures: try database.failures(limit: recentFailureCount))
+            recentFailures: try database.failures(limit: recentFailureCount), paused: try database.pausedScopes())
     }
 }

@@ -72,6 +72,9 @@ extension PostgresStore {
             } else {
                 var arguments: [StoreValue] = []
                 let condition = predicate.sql(&arguments, .postgres)
+                for pairs in StoreSQL.pairDeletions(ofRowsOf: entity, in: model, matching: condition) {
+                    _ = try writer.execute(pairs, arguments)
+                }
                 outcome.count = try writer.execute("DELETE FROM \(table) WHERE \(condition)", arguments)
                 for id in touched { outcome.watchedRows[id] = .removed }
             }

@@ -41,6 +41,7 @@ function fill(table, rows, none) {
 }
 
 function render(status) {
+  renderControls(status);
   const counts = status.counts || {};
   for (const key of ["queued", "running", "done", "failed"]) $("count-" + key).textContent = counts[key] ?? "–";
   const daemon = status.daemon;
@@ -75,7 +76,16 @@ function render(status) {
     // An import knows its count only at the end: the bar moves back and forth meanwhile.
     progress.append(bar, total > 0 ? ` ${done}/${total}` : ` ${done}`);
     progress.className = "progress";
-    row.append(name, cell(entry.job.kind), cell(entry.job.attempt), progress);
+    const actions = document.createElement("td");
+    const cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.textContent = "cancel";
+    cancel.dataset.action = "cancel";
+    cancel.dataset.job = entry.job.name;
+    cancel.addEventListener("click", () =>
+      act(`/api/jobs/${encodeURIComponent(entry.job.id || entry.job.name)}/cancel`, `cancel ${entry.job.id || entry.job.name}`));
+    actions.append(cancel);
+    row.append(name, cell(entry.job.kind), cell(entry.job.attempt), progress, actions);
     return row;
   }), "no job is running");
 }
@@ -183,6 +193,42 @@ async function act(path, what) {
 }
 
 $("flush").addEventListener("click", () => act("/api/flush", "flush"));
+
+function scopePath(action, scope) {
+  const colon = scope.indexOf(":");
+  return `/api/${action}/${scope.slice(0, colon)}/${encodeURIComponent(scope.slice(colon + 1))}`;
+}
+
+$("pause-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const name = $("pause-name").value.trim();
+  if (name) act(scopePath("pause", `${$("pause-level").value}:${name}`), `pause ${$("pause-level").value}:${name}`);
+});
+
+function renderControls(status) {
+  fill("paused", (status.paused || []).map((scope) => {
+    const row = document.createElement("tr");
+    const actions = document.createElement("td");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "resume";
+    button.dataset.action = "resume";
+    button.dataset.scope = scope;
+    button.addEventListener("click", () => act(scopePath("resume", scope), `resume ${scope}`));
+    actions.append(button);
+    row.append(cell(scope), actions);
+    return row;
+  }), "nothing paused");
+  const daemon = status.daemon;
+  fill("limits", ((daemon && daemon.limits) || []).map((limit) => {
+    const row = document.createElement("tr");
+    row.append(cell(limit.scope),
+      cell(limit.maxRunning != null ? `${limit.running} / ${limit.maxRunning}` : `${limit.running}`),
+      cell(limit.rate != null ? `${limit.claimedInPeriod ?? 0} / ${limit.rate} per ${limit.period} s` : "–"),
+      cell(limit.holdingBack ? "yes" : "no"));
+    return row;
+  }), "no limit configured");
+}
 
 async function showJob() {
   const match = location.hash.match(/^#job\/(.+)$/);

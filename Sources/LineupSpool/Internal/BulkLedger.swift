@@ -17,7 +17,8 @@ enum BulkLedger {
 
     /// A line's outcome, once it has one.
     enum Settled {
-        case done
+        /// Acknowledged, with its result report (pretty JSON, as in `done/`).
+        case done(report: Data)
         /// Failed for good, with its error report (pretty JSON, as in `failed/`).
         case failed(report: Data)
     }
@@ -94,14 +95,12 @@ enum BulkLedger {
         for line in complete.split(separator: UInt8(ascii: "\n")) {
             guard let entry = try? decoder.decode(Entry.self, from: Data(line)) else { continue }
             switch entry.outcome {
-            case .done:
-                contents.settled[entry.line] = .done
-            case .failed:
+            case .done, .failed:
                 var report = Data()
                 if case let .object(fields)? = entry.report, let encoded = try? ReportCoding.encode(fields) {
                     report = encoded
                 }
-                contents.settled[entry.line] = .failed(report: report)
+                contents.settled[entry.line] = entry.outcome == .done ? .done(report: report) : .failed(report: report)
             case .attemptFailed:
                 contents.failedAttempts[entry.line] = max(contents.failedAttempts[entry.line] ?? 0, entry.failedAttempts ?? 0)
             }

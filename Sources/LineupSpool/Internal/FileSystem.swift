@@ -198,6 +198,18 @@ enum FileSystem {
         throw error("rename to \(destination)", path: source, errno: number)
     }
 
+    /// `rename(2)`, replacing a file at `destination`: for what is the same whichever copy wins.
+    static func renameReplacing(_ source: String, to destination: String) throws(SpoolError) {
+        #if canImport(Glibc)
+        let result = Glibc.rename(source, destination)
+        #else
+        let result = Darwin.rename(source, destination)
+        #endif
+        if result != 0 {
+            throw error("rename to \(destination)", path: source, errno: errno)
+        }
+    }
+
     /// `renameat2(…, RENAME_NOREPLACE)`, which the kernel performs atomically. Glibc declares it
     /// only for `_GNU_SOURCE`, which Swift's Glibc module does not define, so it is looked up
     /// at run time. Where the kernel or the file system cannot do it (`EINVAL`: some network and

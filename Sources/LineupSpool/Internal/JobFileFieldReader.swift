@@ -33,6 +33,18 @@ struct JobFileFieldReader {
         }
     }
 
+    /// `true` or `false`.
+    func bool(_ name: String) throws(SpoolError) -> Bool? {
+        switch value(name) {
+        case nil:
+            return nil
+        case .bool(let flag):
+            return flag
+        case let other?:
+            throw invalid("field `\(name)` must be true or false, found \(other.typeDescription)")
+        }
+    }
+
     /// An integer no less than `minimum`.
     func integer(_ name: String, atLeast minimum: Int) throws(SpoolError) -> Int? {
         switch value(name) {
@@ -99,5 +111,47 @@ struct JobFileFieldReader {
         case let other?:
             throw invalid("field `\(name)` must be an ISO 8601 time (a string), found \(other.typeDescription)")
         }
+    }
+
+    /// An integer within `range`.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(SpoolError) -> Int? {
+        switch value(name) {
+        case nil:
+            return nil
+        case .integer(let number) where range.contains(number):
+            return number
+        case .integer(let number):
+            throw invalid("field `\(name)` must be from \(range.lowerBound) to \(range.upperBound), found \(number)")
+        case let other?:
+            throw invalid("field `\(name)` must be an integer, found \(other.typeDescription)")
+        }
+    }
+
+    /// A duration above 0 and at most `maximum` seconds: a number of seconds, or a text with a
+    /// unit as `lineup enqueue` takes one (`90s`, `10m`, `1h`, `7d`), since a person writing a
+    /// job file by hand thinks of an hour, not of 3600.
+    func duration(_ name: String, atMost maximum: Double) throws(SpoolError) -> Double? {
+        guard let value = value(name) else { return nil }
+        let seconds: Double?
+        switch value {
+        case .string(let text): seconds = Self.seconds(text)
+        default: seconds = value.doubleValue
+        }
+        guard let seconds else {
+            throw invalid("field `\(name)` must be a number of seconds or a duration such as \"90s\", \"10m\", \"1h\" or \"7d\", found \(value.typeDescription)")
+        }
+        guard seconds.isFinite, seconds > 0, seconds <= maximum else {
+            throw invalid("field `\(name)` must be above 0 s and at most \(Int(maximum)) s, found \(seconds)")
+        }
+        return seconds
+    }
+
+    /// `90`, `90s`, `10m`, `1h` or `7d` in seconds; nil for anything else.
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        guard let last = text.last else { return nil }
+        let multiplier = units[last]
+        guard let number = Double(multiplier == nil ? Substring(text) : text.dropLast()) else { return nil }
+        return number * (multiplier ?? 1)
     }
 }

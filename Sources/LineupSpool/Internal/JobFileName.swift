@@ -8,12 +8,15 @@ import Darwin
 #endif
 
 /// The name of a job file in the spool:
-/// `<name>[.t<not before>][.i<interruptions>][.a<attempts>][.c<claim>].job.json`.
+/// `<name>[.p<priority>][.t<not before>][.i<interruptions>][.a<attempts>][.c<claim>].job.json`.
 ///
 /// `name` is fixed when the job is enqueued and never changes; it is what people, logs and
 /// `after` lists see. The tags after it are the job's own state, kept in the name so that each
 /// change is one atomic `rename(2)` and survives any crash with no second file to keep in step:
 ///
+/// - `.p<digit>` is the job's `priority` when it is not the default (``JobFile/defaultPriority``):
+///   the listing of `new/` orders by it before the name, without reading a file (see
+///   `SpoolDirectory.queuedFileNames()`);
 /// - `.t<seconds>` is the job's `notBefore` time (Unix seconds, rounded up): claimers skip the
 ///   file until then without reading it, so a job scheduled for next week costs nothing now;
 /// - `.i<N>` counts the times a daemon stopped (crashed) while the job was in `active/`;
@@ -25,7 +28,8 @@ import Darwin
 ///   every night, a file moved back from `failed/` to retry it) never share a file or a report.
 ///   A file back in `new/` drops its claim, unless another file there already has its name.
 ///
-/// The tags come after `name`, so the name order in `new/` stays the enqueue order.
+/// The tags come after `name`, so the name order in `new/` stays the enqueue order (within a
+/// priority).
 ///
 /// A bulk file (many jobs, one a line) has the same name and tags, with `.jobs.jsonl` for
 /// `.job.json` (``isBulk``); it never carries `.a<N>`, since its lines count their failed
@@ -42,12 +46,16 @@ struct JobFileName: Hashable, Sendable {
     let failedAttempts: Int
     let claim: String?
     let isBulk: Bool
+    /// The `.p` tag; nil when the name has none, as a job of the default priority is named
+    /// (``tag(priority:)``).
+    let priority: Int?
 
     init(
         name: String, notBefore: Int64? = nil, interruptions: Int = 0, failedAttempts: Int = 0, claim: String? = nil,
-        isBulk: Bool = false
+        isBulk: Bool = false, priority: Int? = nil
     ) {
         self.name = name
+        self.priority = priority
         self.notBefore = notBefore
         self.interruptions = interruptions
         self.failedAttempts = failedAttempts
@@ -82,11 +90,20 @@ struct JobFileName: Hashable, Sendable {
         // The stem is bytes[..<end]; each tag found at its end moves `end` back to its dot.
         var end = bytes.count - (isBulk ? bulkSuffixBytes.count : suffixBytes.count)
         guard end > 0 else { return nil }
+        // The last dot before `end`, found once for each `end`: a name without tags (the usual
+        // one) is looked at for five letters, and a generated name has a dot deep in its
+        // timestamp, which each search walked back to.
+        var dotEnd = -1
+        var lastDot = 0
         /// The tag that ends the stem, if it starts with `letter`: where its dot is, and what
         /// follows the letter.
         func tag(_ letter: Character) -> (dot: Int, value: UnsafeBufferPointer<UInt8>)? {
-            var dot = end - 1
-            while dot > 0 && bytes[dot] != UInt8(ascii: ".") { dot -= 1 }
+            if dotEnd != end {
+                var dot = end - 1
+                while dot > 0 && bytes[dot] != UInt8(ascii: ".") { dot -= 1 }
+                (dotEnd, lastDot) = (end, dot)
+            }
+            let dot = lastDot
             guard dot > 0, dot + 1 < end, bytes[dot + 1] == letter.asciiValue else { return nil }
             return (dot, UnsafeBufferPointer(rebasing: bytes[(dot + 2)..<end]))
         }
@@ -110,15 +127,21 @@ struct JobFileName: Hashable, Sendable {
             notBefore = seconds
             end = dot
         }
+        var priority: Int?
+        if let (dot, value) = tag("p"), value.count == 1, let digit = number(value, length: 1...1) {
+            priority = Int(digit)
+            end = dot
+        }
         guard !(isBulk && failedAttempts > 0) else { return nil }
         return JobFileName(
             name: String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self), notBefore: notBefore,
-            interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk)
+            interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk, priority: priority)
     }
 
     /// The file name without `.job.json`: what its report is named after.
     var stem: String {
         var stem = name
+        if let priority { stem += ".p\(priority)" }
         if let notBefore { stem += ".t\(notBefore)" }
         if interruptions > 0 { stem += ".i\(interruptions)" }
         if failedAttempts > 0 { stem += ".a\(failedAttempts)" }
@@ -164,20 +187,29 @@ struct JobFileName: Hashable, Sendable {
     }
 
     func withInterruptions(_ count: Int) -> JobFileName {
-        JobFileName(name: name, notBefore: notBefore, interruptions: count, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk)
+        JobFileName(name: name, notBefore: notBefore, interruptions: count, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk, priority: priority)
     }
 
     func withFailedAttempts(_ count: Int) -> JobFileName {
-        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: count, claim: claim, isBulk: isBulk)
+        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: count, claim: claim, isBulk: isBulk, priority: priority)
     }
 
     func withClaim(_ claim: String?) -> JobFileName {
-        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk)
+        JobFileName(name: name, notBefore: notBefore, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk, priority: priority)
     }
 
     func withNotBefore(_ seconds: Int64?) -> JobFileName {
-        JobFileName(name: name, notBefore: seconds, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk)
+        JobFileName(name: name, notBefore: seconds, interruptions: interruptions, failedAttempts: failedAttempts, claim: claim, isBulk: isBulk, priority: priority)
     }
+
+    /// The tag that names a job of `priority`: none for the default, so that the names of most
+    /// jobs stay as they were, and sort as they did.
+    static func tag(priority: Int) -> Int? {
+        priority == JobFile.defaultPriority ? nil : priority
+    }
+
+    /// The priority the name says: ``JobFile/defaultPriority`` when it has no tag.
+    var effectivePriority: Int { priority ?? JobFile.defaultPriority }
 
     /// `notBefore` as a Unix time in whole seconds, rounded up so that the tag never lets a
     /// job run early.

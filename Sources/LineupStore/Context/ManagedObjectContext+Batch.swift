@@ -36,7 +36,9 @@ extension ManagedObjectContext {
     /// Applies a batch request's outcome, known by IDs only, to each of `contexts`, as Core
     /// Data's `mergeChanges(fromRemoteContextSave:into:)` does: objects of deleted rows become
     /// deleted (as after ``mergeChanges(fromContextDidSave:)``), objects of updated rows without
-    /// changes are refreshed (their next use loads the new values). An object of an updated row
+    /// changes are refreshed (their next use loads the new values). The context's next
+    /// ``ObjectsDidChange`` lists both: the deleted objects, and the refreshed ones among its
+    /// `refreshedObjectIDs`. An object of an updated row
     /// with unsaved changes keeps them, based on the version it had: its save meets a conflict,
     /// which its merge policy settles.
     ///
@@ -109,7 +111,13 @@ extension ManagedObjectContext {
         mergeChanges(fromContextDidSave: ContextDidSave(rows: rows))
         for id in result.updatedObjectIDs {
             guard let object = registeredObject(for: id) else { continue }
+            // Announced as Core Data announces the objects a merge refreshed: those whose values
+            // are dropped for the new row's. A fault has none, and an object with changes keeps
+            // them (see above).
+            var isRefreshed = false
+            if case .clean = object.state { isRefreshed = object.changedMask.isEmpty }
             refresh(object, mergeChanges: true)
+            if isRefreshed { noteObjectChange { $0.noteRefreshed(id) } }
         }
     }
 }

@@ -30,8 +30,10 @@ extension ManagedObjectContext {
                 switch relationship.deleteRule {
                 case .nullify:
                     // A to-one needs nothing: the to-many inverse is derived from it.
+                    // A many-to-many's pairs go with the deleted object (`deleteJoinRows`).
                     guard relationship.kind == .toMany, let inverse = relationship.inverseName,
-                        let destination = model.entity(named: relationship.destinationEntityName)
+                        let destination = model.entity(named: relationship.destinationEntityName),
+                        !relationship.isManyToMany(destination: destination)
                     else { continue }
                     let property = destination.propertyIndex(inverse)
                     nullified += reached.map { (object: $0, property: property) }
@@ -52,6 +54,7 @@ extension ManagedObjectContext {
         guard denials.isEmpty else {
             throw StoreError(.deleteDenied, "delete denied: " + denials.sorted().joined(separator: "; "))
         }
+        try deleteJoinRows(of: doomed)
         for (object, property) in nullified where !doomed.contains(object.objectID) {
             object.setStoreValue(.null, at: property)
         }
@@ -65,6 +68,9 @@ extension ManagedObjectContext {
         -> [ManagedObject]
     {
         guard let destination = model.entity(named: relationship.destinationEntityName) else { return [] }
+        if relationship.isManyToMany(destination: destination) {
+            return try objects(reachedByManyToMany: relationship, from: object)
+        }
         switch relationship.kind {
         case .toMany:
             guard let inverse = relationship.inverseName else { return [] }

@@ -108,8 +108,9 @@ extension ManagedObjectContext {
         return changedObjects.count + childChanges.count
     }
 
-    /// Marks an object for deletion at the next save. Deleting an object inserted since the last
-    /// save simply forgets it.
+    /// Marks an object for deletion at the next save; its delete rules apply at the end of the
+    /// event (see ``propagatesDeletesAtEndOfEvent``), or at the save. Deleting an object inserted
+    /// since the last save simply forgets it.
     public func delete(_ object: ManagedObject) {
         preconditionOnQueue()
         precondition(object.managedObjectContext === self, "\(object.objectID) belongs to another context")
@@ -126,6 +127,7 @@ extension ManagedObjectContext {
             }
             object.state = .deleted(.pending)
             changedObjects[object.objectID] = object
+            if !object.entity.relationships.isEmpty { needsDeletePropagation = true }
         case .deleted, .inaccessible, .detached:
             return
         }

@@ -2,20 +2,38 @@ import Logging
 
 extension ManagedObject {
     /// The objects of `Destination` whose to-one `inverse` refers to this object, as its context
-    /// sees them (unsaved changes included), in primary-key order: a to-many relationship's value.
+    /// sees them, in primary-key order: a to-many relationship's value.
+    ///
+    /// A context sees each row as one version: an object it holds loaded as it loaded it (or
+    /// changed it), until a merge or a refresh, even when a sibling's save has since changed the
+    /// row in the parent; any other row as its parent sees it. Both sides of the relationship are
+    /// read from that one version, so they agree. The fetch matches the parent's versions, so its
+    /// answer is corrected by the loaded objects' own values: those that moved away are dropped,
+    /// and the loaded objects that still lead here (which the parent may no longer list) added.
     func relatedObjects<Destination: ManagedObject>(through inverse: String, of type: Destination.Type) -> [Destination] {
         preconditionOnContextQueue()
         guard let context = managedObjectContext else { return [] }
-        let request = FetchRequest<Destination>(
-            predicate: FetchPredicate(.compare(property: inverse, .equal, .integer(objectID.primaryKey))))
+        let destination = context.model.entity(for: Destination.self) ?? Destination.entity
+        let index = destination.propertyIndex(inverse)
+        let key = StoreValue.integer(objectID.primaryKey)
+        let request = FetchRequest<Destination>(predicate: FetchPredicate(.compare(property: inverse, .equal, key)))
+        var related: [ObjectID: Destination] = [:]
         do {
-            return try context.fetch(request).sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+            for object in try context.fetch(request) where object.storeValue(at: index) == key {
+                related[object.objectID] = object
+            }
         } catch {
             // A getter cannot throw; a store that cannot be read is reported where it happens.
             context.logger.error(
                 "cannot read a to-many relationship", metadata: ["object": "\(objectID)", "error": "\(error)"])
             return []
         }
+        context.forEachLoadedObject(of: destination) { object in
+            if object.values[index] == key, let object = object as? Destination {
+                related[object.objectID] = object
+            }
+        }
+        return related.values.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
     }
 
     /// Makes `objects` the to-many relationship's value by setting their to-one `inverse`: the
@@ -50,6 +68,9 @@ extension ManagedObjectContext {
     private func resolve(_ condition: RelatedCondition) throws -> PredicateNode {
         guard let destination = model.entity(named: condition.destination) else {
             preconditionFailure("\(condition.destination) is not in the model")
+        }
+        if let join = condition.join {
+            return try resolveManyToMany(condition, through: join, destination: destination)
         }
         let predicate = try resolvingRelationships(condition.predicate, includesPendingChanges: true)
         let inverse = destination.propertyIndex(condition.inverse)

@@ -51,6 +51,7 @@ extension ManagedObjectContext {
             postObjectsDidChange()
         }
         try applyDeleteRules()
+        needsDeletePropagation = false
         for object in changedObjects.values {
             switch object.state {
             case .inserted, .clean:
@@ -134,9 +135,17 @@ extension ManagedObjectContext {
             return try store.save(changes, policy: mergePolicy, attaching: statements)
         } catch let error as StoreError where store.isUniqueKeyViolation(error) {
             // The writer leaves the check against the disk to the store's unique indexes (see
-            // `accept`); the transaction was rolled back. Name the rows as any check would.
-            try UniquenessCheck(context: self, includesStore: true).verify(changes)
-            throw error
+            // `accept`); the transaction was rolled back. Name the rows as any check would, or
+            // settle them by the writer's policy and write again (another writer of the database
+            // may have taken a key since: that is settled in turn).
+            let resolution = try UniquenessResolution(
+                changes, policy: mergePolicy, check: UniquenessCheck(context: self, includesStore: true, changesArePending: true),
+                currentRow: currentRow, nextStamp: store.nextStamp)
+            guard resolution.settledAny else { throw error }
+            var exceptions = try writeToStore(resolution.changes, attaching: statements)
+            // The store's word on a row it wrote is the later one; the rows dropped it never saw.
+            exceptions.merge(resolution.exceptions) { written, _ in written }
+            return exceptions
         }
     }
 
@@ -310,10 +319,18 @@ extension ManagedObjectContext {
         // Against the disk too, except at the writer: whatever it accepts it writes next, in a
         // transaction that the store's unique indexes check anyway, and the rows that jobs save
         // were checked against the disk on their way into the main context. A duplicate that
-        // reaches the writer fails the flush wherever it is found; the writer's save reports it
-        // with its rows (see `save`).
+        // reaches the writer meets the store's unique index at the flush, which settles it by the
+        // writer's policy (see `writeToStore`). Conflicts are settled by the saver's policy.
         if incoming.hasUniquenessConstraints {
-            try UniquenessCheck(context: self, includesStore: ancestors.count > 0).verify(incoming)
+            let resolution = try UniquenessResolution(
+                incoming, policy: policy, check: UniquenessCheck(context: self, includesStore: ancestors.count > 0),
+                currentRow: currentRow, nextStamp: store.nextStamp)
+            if resolution.settledAny {
+                // Settled row by row: the holders' updates meet objects and earlier changes here.
+                toApply = resolution.changes.segments.first ?? ChangeSegment()
+                adopted = []
+                exceptions.merge(resolution.exceptions) { _, settled in settled }
+            }
         }
         for index in adopted.indices { adopted[index].markKeysChecked() }
         if !toApply.isEmpty {
@@ -350,6 +367,16 @@ extension ManagedObjectContext {
                 || registry.keys.contains { segment[$0] != nil }
         }
         return segment.rows.contains { changedObjects[$0.id] != nil || registry[$0.id] != nil }
+    }
+
+    /// The row of `id` as this context sees it (its own objects, then the pending changes and
+    /// the store), without a child's incoming changes; nil when it has none.
+    private func currentRow(_ id: ObjectID, entity: EntityDescription) throws -> RowSnapshot? {
+        if let object = changedObjects[id] {
+            if case .deleted = object.state { return nil }
+            return RowSnapshot(values: object.values, stamp: object.stamp)
+        }
+        return try lookUpRows([id], entity: entity)[id]
     }
 
     /// This context's current rows for the updated and deleted rows of `changes`: its own unsaved

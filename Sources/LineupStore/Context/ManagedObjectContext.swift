@@ -88,6 +88,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var reservedKeys: Range<Int64> = 0..<0
     var performDepth = 0
     var needsPublish = false
+    /// Set by a delete of an object with relationships: the end of the event propagates it (see
+    /// ``propagatesDeletesAtEndOfEvent``).
+    var needsDeletePropagation = false
     var registryCountAtLastPurge = 0
     /// The entity of the class last inserted, to skip the model's look-up for the next insert.
     var lastInsertedEntity: EntityDescription?
@@ -112,6 +115,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     struct Settings {
         var mergePolicy: MergePolicy?
         var automaticallyMergesChangesFromParent = false
+        var propagatesDeletesAtEndOfEvent = true
         var slowWaitThreshold: Duration = .milliseconds(250)
     }
 
@@ -254,11 +258,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
 
-    /// Posts the ``ObjectsDidChange`` event of the changes made since the last one, and publishes
-    /// the unsaved changes for descendants. Runs at the end of every outermost
-    /// `perform`/`performAndWait` block, and at every save; call it to do both earlier.
+    /// Ends the event, as Core Data's `processPendingChanges()` does: applies the delete rules of
+    /// the objects deleted since the last event (when ``propagatesDeletesAtEndOfEvent``), posts the
+    /// ``ObjectsDidChange`` event of the changes made since the last one, and publishes the
+    /// unsaved changes for descendants. Runs at the end of every outermost
+    /// `perform`/`performAndWait` block (see <doc:Events>), and at every save; call it to do it
+    /// earlier.
     public func processPendingChanges() {
         preconditionOnQueue()
+        if needsDeletePropagation { propagatePendingDeletes() }
         postObjectsDidChange()
         guard needsPublish else { return }
         needsPublish = false

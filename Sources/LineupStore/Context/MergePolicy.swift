@@ -1,9 +1,18 @@
 /// How a save resolves a conflict: the saved object changed a row whose version in the parent is
 /// newer than the one the object was loaded from (someone else saved it in between), or the row
-/// is gone.
+/// is gone; or it claims the values of a uniqueness constraint that another row holds.
 ///
 /// As in Core Data, the policy of the context that saves decides; a child context uses its
-/// parent's policy unless it has its own.
+/// parent's policy unless it has its own. At the flush, the writer's own policy settles what the
+/// store's unique indexes refuse (a row another writer of the database stored meanwhile).
+///
+/// A uniqueness conflict is settled as Core Data's `resolve(constraintConflicts:)` settles it
+/// (see <doc:Events>): an inserted object that claims a key is merged into the row that holds it,
+/// which keeps its identity, and the saved rows that point at the inserted object point at that
+/// row instead. `.mergeByPropertyObjectTrump` gives the row the inserted object's set values,
+/// `.overwrite` all of its values, and `.mergeByPropertyStoreTrump` and `.rollback` leave the row
+/// as it is; the inserted object is gone from the saving context. A changed object that claims a
+/// key keeps its row and loses the change. Only `.error` throws.
 public enum MergePolicy: Sendable, Hashable {
     /// The save throws a ``StoreError`` whose `conflicts` list the objects. Nothing is saved.
     case error

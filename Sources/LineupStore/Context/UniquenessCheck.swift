@@ -14,6 +14,10 @@ struct UniquenessCheck {
     let context: ManagedObjectContext
     /// False to leave out the rows on disk (see `ManagedObjectContext.accept`).
     var includesStore = true
+    /// True when the changes checked are the context's own unsaved ones (the writer's flush,
+    /// settled and checked again: see `UniquenessResolution`): its objects and pending rows are
+    /// then the changes themselves, and a row the settling dropped must not hold a key there.
+    var changesArePending = false
 
     /// The newest incoming change of a row, the segment it is in, and whether that segment's keys
     /// were checked already.
@@ -27,8 +31,18 @@ struct UniquenessCheck {
 
     /// Checks `changes`, the changes about to be applied (the newest change of an ID counts).
     func verify(_ changes: ChangeSet) throws {
+        let conflicts = try conflicts(in: changes)
+        guard conflicts.isEmpty else {
+            throw StoreError(.mergeConflict, "uniqueness constraint violated", conflicts: conflicts)
+        }
+    }
+
+    /// The conflicts of `changes` (see `verify`): each names the incoming row that claims a key
+    /// and the row that holds it.
+    func conflicts(in changes: ChangeSet) throws -> [MergeConflict] {
         // The same levels, nearest first, that a fetch reads.
-        let overlay = context.pendingOverlay()
+        var overlay = context.pendingOverlay()
+        if changesArePending { overlay = PendingOverlay(ownObjects: [:], levels: Array(overlay.levels.dropFirst())) }
         let levels = overlay.levels
         // Rows of checked segments need a look only if something else may hold their keys: the
         // disk, this context's objects, pending rows. (A writer that has written everything
@@ -70,9 +84,7 @@ struct UniquenessCheck {
                 conflicts += try check(constraint, of: entity, claims, in: changes, overlay: overlay)
             }
         }
-        guard conflicts.isEmpty else {
-            throw StoreError(.mergeConflict, "uniqueness constraint violated", conflicts: conflicts)
-        }
+        return conflicts
     }
 
     private func check(
@@ -91,7 +103,7 @@ struct UniquenessCheck {
         // The context's own changed objects are the nearest level; a context that accepts saves
         // rarely has many.
         var ownKeys: [[StoreValue]: ObjectID] = [:]
-        for (id, object) in context.changedObjects where object.entity === entity && changes[id] == nil {
+        for (id, object) in context.changedObjects where !changesArePending && object.entity === entity && changes[id] == nil {
             if let change = object.pendingChange(), change.kind != .delete,
                 let key = UniqueKeyIndex.Key(row: change.values, constraint: constraint, of: entity)
             {

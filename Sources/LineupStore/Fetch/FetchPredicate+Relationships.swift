@@ -21,8 +21,12 @@ extension FetchPredicate {
         else {
             preconditionFailure("\(entity.name).\(name) is not a to-many relationship")
         }
+        let join =
+            relationship.isManyToMany(destination: Destination.entity)
+            ? ManyToManyJoin(source: entity.name, relationship: relationship) : nil
         return RelationshipCount(
-            source: entity.name, destination: relationship.destinationEntityName, inverse: inverse, predicate: predicate.node)
+            source: entity.name, destination: relationship.destinationEntityName, inverse: inverse, predicate: predicate.node,
+            join: join)
     }
 }
 
@@ -32,13 +36,14 @@ public struct RelationshipCount<Object: ManagedObject>: Sendable {
     let destination: String
     let inverse: String
     let predicate: PredicateNode
+    let join: ManyToManyJoin?
 
     func compared(_ comparison: ComparisonOperator, _ count: Int) -> FetchPredicate<Object> {
         FetchPredicate(
             .related(
                 RelatedCondition(
                     source: source, destination: destination, inverse: inverse, predicate: predicate,
-                    comparison: comparison, count: count)))
+                    comparison: comparison, count: count, join: join)))
     }
 }
 

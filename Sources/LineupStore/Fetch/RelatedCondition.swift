@@ -11,6 +11,9 @@ package struct RelatedCondition: Sendable {
     let predicate: PredicateNode
     let comparison: ComparisonOperator
     let count: Int
+    /// For a many-to-many, the join rows that pair the source with the destination (`inverse`
+    /// is then the destination's to-many, which has no column).
+    var join: ManyToManyJoin? = nil
 
     /// Whether a source object reaching `related` matching objects passes.
     func holds(for related: Int) -> Bool {

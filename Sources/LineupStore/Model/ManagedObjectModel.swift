@@ -4,8 +4,11 @@
 /// let model = ManagedObjectModel(JournalEntry.self, BuoyStation.self, BuoyObservation.self)
 /// ```
 public final class ManagedObjectModel: Sendable {
-    /// The entities, in the order the types were given.
+    /// The entities, in the order the types were given, then the join entities of the many-to-many
+    /// relationships (`Z_Entry_tags`: see ``ToMany``), whose tables hold the pairs.
     public let entities: [EntityDescription]
+    /// Whether any relationship is a many-to-many: saves that delete objects look for join rows only then.
+    let hasManyToMany: Bool
     private let entitiesByName: [String: EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
 
@@ -35,17 +38,28 @@ public final class ManagedObjectModel: Sendable {
                 }
             }
         }
+        var joins: [EntityDescription] = []
         for entity in entities {
             for relationship in entity.relationships {
                 Self.checkInverse(of: relationship, in: entity, byName)
+                if let destination = byName[relationship.destinationEntityName],
+                    relationship.isManyToMany(destination: destination)
+                {
+                    let join = ManyToManyJoin(source: entity.name, relationship: relationship)
+                        .entity(source: entity.name, destination: destination.name)
+                    guard byName[join.name] == nil else { continue }
+                    byName[join.name] = join
+                    joins.append(join)
+                }
             }
         }
-        self.entities = entities
+        self.entities = entities + joins
+        self.hasManyToMany = !joins.isEmpty
         self.entitiesByName = byName
         self.entitiesByType = byType
     }
 
-    /// A relationship and its inverse must name each other; a to-many needs a to-one inverse.
+    /// A relationship and its inverse must name each other; a to-many needs an inverse.
     private static func checkInverse(
         of relationship: RelationshipDescription, in entity: EntityDescription, _ entities: [String: EntityDescription]
     ) {
@@ -60,9 +74,12 @@ public final class ManagedObjectModel: Sendable {
         guard let inverse = destination.relationship(named: inverseName) else {
             preconditionFailure("\(path): its inverse \(destination.name).\(inverseName) is not a relationship")
         }
+        // A join row's two columns are named after the two sides, and a fetch's predicate on the
+        // relationship tells the two tables apart by name.
         precondition(
-            relationship.kind == .toOne || inverse.kind == .toOne,
-            "\(path): many-to-many relationships are not supported (\(destination.name).\(inverseName) is to-many too)")
+            relationship.kind == .toOne || inverse.kind == .toOne
+                || (inverse.name != relationship.name && destination.name != entity.name),
+            "\(path): the two sides of a many-to-many need two names and two entities")
         precondition(
             inverse.destinationEntityName == entity.name && (inverse.inverseName ?? relationship.name) == relationship.name,
             "\(path) and \(destination.name).\(inverseName) must name each other as inverses")

@@ -1,5 +1,6 @@
 /// Declares a to-many relationship of a ``ManagedObject`` subclass: the inverse of a to-one
-/// ``Relationship`` of the destination, with a delete rule.
+/// ``Relationship`` of the destination, or of a to-many of the destination (many-to-many), with
+/// a delete rule.
 ///
 /// ```swift
 /// final class BuoyStation: ManagedObject {
@@ -16,6 +17,26 @@
 /// sides agree in every context, through saves, rollback and merges; setting it sets the
 /// inverse of the objects that join or leave it. Fetches can test it with
 /// ``FetchPredicate/any(_:where:)`` and ``FetchPredicate/count(_:where:)``.
+///
+/// Two to-many relationships that name each other as inverses are a many-to-many, as Core
+/// Data's `NSRelationshipDescription` with `isToMany` on both sides:
+///
+/// ```swift
+/// final class Entry: ManagedObject {
+///     @ToMany("tags", inverse: "entries") var tags: [Tag]
+/// }
+/// final class Tag: ManagedObject {
+///     @ToMany("entries", inverse: "tags") var entries: [Entry]
+/// }
+/// entry.tags.append(surf)   // surf.entries now lists entry, in every context that sees the pair
+/// ```
+///
+/// Its pairs are rows of a join entity the model adds (`Z_Entry_tags`, one table on either
+/// store), read and written through the contexts like any other rows, so both sides (read from
+/// the same rows) agree in every context, through saves, rollback and merges. Deleting an object
+/// deletes its pairs unless its rule is `.noAction`, which leaves them dangling; `.cascade` and
+/// `.deny` act on the objects reached as for a one-to-many; a ``BatchDeleteRequest`` deletes the
+/// pairs of the rows it deletes. The two sides need two names and two entities.
 @propertyWrapper
 public struct ToMany<Destination: ManagedObject> {
     let name: String
@@ -55,10 +76,18 @@ public struct ToMany<Destination: ManagedObject> {
                 object.probedPropertyName = relationship.name
                 return []
             }
+            if let manyToMany = object.manyToManyRelationship(named: relationship.name) {
+                return object.manyToManyObjects(manyToMany, of: Destination.self)
+            }
             return object.relatedObjects(through: relationship.inverse, of: Destination.self)
         }
         set {
-            object.setRelatedObjects(newValue, through: object[keyPath: storageKeyPath].inverse)
+            let relationship = object[keyPath: storageKeyPath]
+            if let manyToMany = object.manyToManyRelationship(named: relationship.name) {
+                object.setManyToManyObjects(newValue, manyToMany)
+            } else {
+                object.setRelatedObjects(newValue, through: relationship.inverse)
+            }
         }
     }
 }

@@ -58,8 +58,17 @@ extension PredicateNode {
             // Correlated on the outer table by name: the subquery's own columns are unqualified,
             // and SQL resolves them in the subquery's table first.
             let destination = quoted(condition.destination)
+            let reaches: String
+            if let join = condition.join {
+                // Each destination row once, however many pairs name it.
+                let table = quoted(join.entityName)
+                reaches =
+                    "\(destination).pk IN (SELECT \(table).\(quoted(join.destinationColumn)) FROM \(table) WHERE \(table).\(quoted(join.sourceColumn)) = \(quoted(condition.source)).pk)"
+            } else {
+                reaches = "\(destination).\(quoted(condition.inverse)) = \(quoted(condition.source)).pk"
+            }
             let count =
-                "(SELECT COUNT(*) FROM \(destination) WHERE \(destination).\(quoted(condition.inverse)) = \(quoted(condition.source)).pk AND \(condition.predicate.sql(&arguments, dialect)))"
+                "(SELECT COUNT(*) FROM \(destination) WHERE \(reaches) AND \(condition.predicate.sql(&arguments, dialect)))"
             return "(\(count) \(condition.comparison.rawValue) \(parameter(.integer(Int64(condition.count)))))"
         case let .primaryKeyIn(keys):
             // Integers only, written as literals: no statement grows a parameter per key.

@@ -53,6 +53,12 @@ extension SQLiteStore {
                         in: db)
                     statement.bind(assignments.map(\.value) + [.integer(version)] + arguments)
                 } else {
+                    for pairs in StoreSQL.pairDeletions(ofRowsOf: entity, in: model, matching: condition) {
+                        let deletion = SQLiteStatement(try db.cachedStatement(sql: pairs), in: db)
+                        deletion.bind(arguments)
+                        defer { deletion.reset() }
+                        _ = try deletion.step()
+                    }
                     statement = SQLiteStatement(try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(condition)"), in: db)
                     statement.bind(arguments)
                 }

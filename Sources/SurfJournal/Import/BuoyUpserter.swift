@@ -40,6 +40,9 @@ final class BuoyUpserter {
         // observation or station since this context read it, this one's values win property by
         // property: a conflict would only fail the attempt, and its retry would write the same
         // values (the crash soak saw overlapping imports use up each other's attempts this way).
+        // The same policy settles a station or an observation that another import inserted
+        // since this one looked: this one's is merged into it, and the observations of a merged
+        // station follow it (constraint conflicts, see `MergePolicy`).
         context.mergePolicy = .mergeByPropertyObjectTrump
         self.context = context
         self.chunkSize = chunkSize

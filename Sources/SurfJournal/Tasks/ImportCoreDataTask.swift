@@ -12,10 +12,12 @@ import Logging
 /// entry's `Z_PK` (see ``JournalEntry``), so a re-run adds nothing, entries without a date or a
 /// location included; entries imported before that key existed are adopted by (date, location).
 ///
-/// Two imports of one store at the same time: the stack refuses the second save of a key (the
-/// uniqueness check when the main context accepts a save), so the job that comes second fails
-/// with a retryable error, and its next attempt finds the other job's entries and updates them
-/// instead of inserting. Entries it saved before the refusal stay; the retry finds those too.
+/// Two imports of one store at the same time: the job whose save comes second inserts entries
+/// the other job saved meanwhile. Its context's merge policy, `.mergeByPropertyObjectTrump`,
+/// settles them when the main context accepts the save, as Core Data settles constraint
+/// conflicts: each such entry is merged into the one saved first, which takes this import's
+/// values (the same row of the same store), so no attempt is wasted and every entry is stored
+/// once. A conflict that the policy cannot settle still fails the attempt, retryably.
 public final class ImportCoreDataTask: JobTask, @unchecked Sendable {
     // @unchecked Sendable: only immutable state beyond JobTask's own (see JobTask).
 
@@ -55,6 +57,10 @@ public final class ImportCoreDataTask: JobTask, @unchecked Sendable {
         }
         let total = Int64(entity.rowCount)
         reportProgress(completed: 0, total: total)
+        // A row of the source store is its own word on its entry: where another import of the
+        // same store saved the entry first (or changed it since this one read it), this import's
+        // values win property by property, instead of failing the attempt.
+        context.mergePolicy = .mergeByPropertyObjectTrump
         var upserter = JournalEntryUpserter(context: context, sourceStoreUUID: storeUUID)
         var done: Int64 = 0
         try reader.forEachRow(ofEntity: "JournalEntry", batchSize: Self.batchSize) { rows in
@@ -81,9 +87,9 @@ public final class ImportCoreDataTask: JobTask, @unchecked Sendable {
             details: reader.warnings.isEmpty ? [:] : ["warnings": .array(reader.warnings.map { .string($0.description) })])
     }
 
-    /// Saves a batch into the main context. A conflict there means that another job saved some of
-    /// these entries meanwhile (the same store imported twice at once): the attempt fails, and the
-    /// next one finds that job's entries.
+    /// Saves a batch into the main context. A conflict the merge policy does not settle (there is
+    /// none today: kept for a stack whose policy throws) fails the attempt, and the next one finds
+    /// the other job's entries.
     private func save(_ context: ManagedObjectContext) throws {
         do {
             try context.save()

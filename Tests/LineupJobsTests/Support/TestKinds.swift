@@ -257,6 +257,35 @@ final class EnqueueFollowUpsTask: JobTask, @unchecked Sendable {
     }
 }
 
+/// A batch's callback: reads the reports of the jobs in its `after` list and counts them, by
+/// outcome, and the rows the done ones say they inserted.
+final class ReadDependenciesTask: JobTask, @unchecked Sendable {
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        let reports = request.dependencyReports()
+        var done = 0
+        var failed = 0
+        var rows = 0
+        var reasons: [String] = []
+        for id in request.file.after {
+            switch reports[id] {
+            case let .done(report)?:
+                done += 1
+                if case let .object(counts)? = report.details["counts"], case let .integer(count)? = counts["rows"] {
+                    rows += count
+                }
+            case let .failed(report)?:
+                failed += 1
+                reasons.append(report.reason)
+            case nil:
+                break
+            }
+        }
+        return JobOutcome(
+            summary: "read \(reports.count) reports" + reasons.map { "; " + $0 }.joined(),
+            counts: ["done": done, "failed": failed, "rows": rows])
+    }
+}
+
 /// The kinds of the tests, with the latch that `slow` jobs wait for and the one they open
 /// once running.
 func testRegistry(

@@ -1,0 +1,62 @@
+import Foundation
+import LineupJobs
+import LineupLocking
+import LineupSpool
+import LineupStore
+import Testing
+
+/// Synchronous jobs block their threads; the process's Swift tasks (the daemon's loops, its
+/// timers, async jobs, an embedding service's handlers) must not wait for those threads. On
+/// Linux a default queue's workers come from libdispatch's default-QoS pool, which also runs the
+/// Swift tasks and grows by about a thread a second once its threads block: the job queues run
+/// at utility quality of service, in a pool of their own (see `BlockingWork`).
+@Suite(.daemonTestTimeLimit) struct BlockingJobsTests {
+    @Test func thirtyTwoBlockedJobsDoNotHoldBackTheProcesssSwiftTasks() async throws {
+        let release = Latch()
+        let blocked = Locked(0)
+        var registry = testRegistry()
+        registry.register("block") { request in BlockedTask(request: request, blocked: blocked, release: release) }
+        let harness = try DaemonHarness(registry: registry) { configuration in
+            configuration.maxConcurrentJobs = 32
+        }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entries = try (0..<32).map { _ in try harness.enqueue(["kind": "block"]) }
+
+        // While the jobs start and block, the test's short sleeps end in time. Were the jobs in
+        // the Swift tasks' pool, one would end only once that pool had grown by a thread for each
+        // job, about half a minute; the bound leaves room for a machine loaded by other tests.
+        var longestSleep = Duration.zero
+        let deadline = ContinuousClock.now + .seconds(100)
+        while blocked.withLock({ $0 }) < 32, ContinuousClock.now < deadline {
+            let start = ContinuousClock.now
+            try await Task.sleep(for: .milliseconds(10))
+            longestSleep = max(longestSleep, ContinuousClock.now - start)
+        }
+        #expect(blocked.withLock { $0 } == 32, "every job blocked its thread")
+        #expect(longestSleep < .seconds(10), "a 10 ms sleep took \(longestSleep)")
+        #expect(await harness.daemon.status() != nil, "the daemon answers")
+        release.open()
+        for entry in entries { try await events.finished(entry.name) }
+        try await harness.stop(run)
+    }
+}
+
+/// A job that counts itself in `blocked`, then blocks its thread until `release` opens.
+private final class BlockedTask: JobTask, @unchecked Sendable {
+    // @unchecked Sendable: as every JobTask (an Operation); both properties are Sendable lets.
+    let blocked: Locked<Int>
+    let release: Latch
+
+    init(request: JobRequest, blocked: Locked<Int>, release: Latch) {
+        self.blocked = blocked
+        self.release = release
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        blocked.withLock { $0 += 1 }
+        _ = release.wait(timeout: 60)
+        return JobOutcome(summary: "released")
+    }
+}
