@@ -56,9 +56,13 @@ extension Dashboard {
             }
             let browser = try jobBrowser()
             let query = try jobQuery(fields)
-            // Running jobs are cancelled through the daemon once it can (issue 33, item 3:
-            // `JobDaemon.cancelJob(_:)`); until then they count as skipped.
-            let outcome = try await Self.answering { try await browser.act(action, on: query, cancelRunning: nil) }
+            // A running job is stopped by the daemon that holds it, as `POST /api/jobs/ID/cancel`
+            // does; one that finished meanwhile counts as skipped.
+            let cancelRunning: @Sendable (JobRow) async throws -> Bool = { row in
+                if case .stopping = try daemon.cancelJob(row.id ?? row.name) { return true }
+                return false
+            }
+            let outcome = try await Self.answering { try await browser.act(action, on: query, cancelRunning: cancelRunning) }
             logger.notice(
                 "dashboard bulk action",
                 metadata: ["action": "\(action.rawValue)", "acted": "\(outcome.acted)", "skipped": "\(outcome.skipped)", "filter": "\(fields)"])

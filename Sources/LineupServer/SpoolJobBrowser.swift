@@ -41,7 +41,7 @@ struct SpoolJobBrowser: JobBrowsing {
     }
 
     func act(
-        _ action: JobBulkAction, on query: JobQuery, cancelRunning: (@Sendable (JobRow) async throws -> Bool)?
+        _ action: JobBulkAction, on query: JobQuery, cancelRunning: @Sendable (JobRow) async throws -> Bool
     ) async throws -> JobBulkOutcome {
         let scope: [JobState] = action == .cancel ? [.queued, .running] : [.failed]
         var query = query
@@ -59,7 +59,7 @@ struct SpoolJobBrowser: JobBrowsing {
                     case (.discard, _): try spool.discard(entry)
                     case (.cancel, .queued): try spool.cancel(entry, reason: "cancelled by an operator")
                     case (.cancel, _):
-                        guard let cancelRunning, try await cancelRunning(row) else {
+                        guard try await cancelRunning(row) else {
                             skipped += 1
                             continue
                         }

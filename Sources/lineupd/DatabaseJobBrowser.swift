@@ -31,7 +31,7 @@ final class DatabaseJobBrowser: JobBrowsing {
     func page(_ query: JobQuery) async throws -> JobPage { try await opened().page(query) }
 
     func act(
-        _ action: JobBulkAction, on query: JobQuery, cancelRunning: (@Sendable (JobRow) async throws -> Bool)?
+        _ action: JobBulkAction, on query: JobQuery, cancelRunning: @Sendable (JobRow) async throws -> Bool
     ) async throws -> JobBulkOutcome {
         try await opened().act(action, on: query, cancelRunning: cancelRunning)
     }

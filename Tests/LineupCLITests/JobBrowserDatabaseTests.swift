@@ -11,7 +11,8 @@ extension DaemonTests {
     /// daemon with its lease, not the host's spool.
     @Suite("Job browser on a database", .enabled(if: PostgresTestServer.isAvailable || PostgresTestServer.isRequired))
     struct JobBrowserDatabaseTests {
-        @Test func theTableAndTheDaemons() async throws {
+        @Test("lists every daemon's jobs from the table, pages them, and shows every daemon with its lease")
+        func theTableAndTheDaemons() async throws {
             let server = try PostgresTestServer.shared()
             let database = try server.createDatabase()
             defer { try? server.dropDatabase(database) }
@@ -24,15 +25,26 @@ extension DaemonTests {
                 ).write(to: jobs)
                 let enqueued = try await sandbox.lineup(["enqueue", "--from", jobs.path, "--database", url])
                 #expect(enqueued.standardOutput.contains("5 job(s) inserted"), "\(enqueued.standardError)")
+                // Another daemon, on a spool of its own (as another host's), runs them all before the
+                // daemon whose dashboard is read starts: its browser lists them all the same.
+                let host = sandbox.root.appending(path: "other-host", directoryHint: .isDirectory)
+                try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
+                let other = try sandbox.launch(
+                    Binaries.lineupd,
+                    [
+                        "--database", url, "--spool", host.appending(path: "spool").path, "--input", sandbox.input.path,
+                        "--output", host.appending(path: "output").path,
+                    ], logName: "lineupd-other-host")
+                defer { other.send(SIGKILL) }
+                try await sandbox.poll("the other daemon to fail the five jobs", timeout: .seconds(60), daemon: other) {
+                    try server.psql("SELECT count(*) FROM lineup_jobs WHERE state = 'failed'", database: database) == "5"
+                }
                 let tokenFile = sandbox.root.appending(path: "token")
                 try Data(JobBrowserTests.token.utf8).write(to: tokenFile)
                 let daemon = try await sandbox.startDaemon([
                     "--database", url, "--http-address", "127.0.0.1:0", "--http-token-file", tokenFile.path,
                 ])
                 let base = try await sandbox.httpEndpoint(of: daemon)
-                try await sandbox.poll("the five jobs to fail", timeout: .seconds(60), daemon: daemon) {
-                    try server.psql("SELECT count(*) FROM lineup_jobs WHERE state = 'failed'", database: database) == "5"
-                }
                 func page(_ query: String) async throws -> [String: Any] {
                     let answer = try await HTTP.request(try #require(URL(string: base.absoluteString + "/api/jobs?" + query)))
                     try #require(answer.status == 200, "\(answer.body)")
@@ -56,7 +68,8 @@ extension DaemonTests {
 
                 let daemons = try DashboardTests.object(try await HTTP.request(base.appending(path: "api/daemons")).body)
                 let leases = try #require(daemons["daemons"] as? [[String: Any]])
-                #expect(leases.count == 1 && leases.first?["pid"] as? Int == Int(daemon.pid), "\(daemons)")
+                #expect(Set(leases.compactMap { $0["pid"] as? Int }) == [Int(daemon.pid), Int(other.pid)], "\(daemons)")
+                #expect(leases.allSatisfy { $0["leaseExpiresAt"] != nil }, "\(daemons)")
 
                 let bulk = base.appending(path: "api/jobs/bulk")
                 let body = Data(#"{"action": "discard", "q": "table-1"}"#.utf8)
@@ -73,6 +86,8 @@ extension DaemonTests {
                 #expect(retried["acted"] as? Int == 4, "\(retried)")
                 daemon.send(SIGTERM)
                 #expect(try await daemon.waitForExit(timeout: .seconds(60)) == .exited(0))
+                other.send(SIGTERM)
+                #expect(try await other.waitForExit(timeout: .seconds(60)) == .exited(0))
             }
         }
     }

@@ -12,10 +12,10 @@ public protocol JobBrowsing: Sendable {
     /// Applies `action` to the jobs that `query` selects (its cursor and limit aside: a bounded
     /// number of them, with the cursor to go on).
     ///
-    /// - Parameter cancelRunning: cancels a running job, given its row; nil while the daemon
-    ///   cannot cancel running jobs (they are then counted as skipped).
+    /// - Parameter cancelRunning: asks the daemon that holds a running job to stop it, given
+    ///   its row; false when the job finished meanwhile (it is then counted as skipped).
     func act(
-        _ action: JobBulkAction, on query: JobQuery, cancelRunning: (@Sendable (JobRow) async throws -> Bool)?
+        _ action: JobBulkAction, on query: JobQuery, cancelRunning: @Sendable (JobRow) async throws -> Bool
     ) async throws -> JobBulkOutcome
     /// Throughput and durations per kind over the last `minutes`.
     func statistics(minutes: Int, now: Date) async throws -> JobStatistics

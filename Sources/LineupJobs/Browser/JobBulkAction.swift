@@ -4,8 +4,8 @@ public enum JobBulkAction: String, Sendable, Hashable, CaseIterable, Codable {
     case retry
     /// Remove failed jobs for good.
     case discard
-    /// Take queued jobs out of the queue, to failed; running ones through the daemon's cancel
-    /// hook, when it has one.
+    /// Fail queued jobs at once, and have running ones stopped by the daemons that hold them
+    /// (as `lineup cancel`): "cancelled by an operator", without retries.
     case cancel
 }
 
@@ -15,7 +15,7 @@ public struct JobBulkOutcome: Sendable, Encodable {
     /// How many jobs it acted on.
     public var acted: Int
     /// How many matched but could not be acted on: gone meanwhile (a daemon claimed a queued job,
-    /// another operator retried a failed one), or running with no way to cancel them.
+    /// another operator retried a failed one), or a running one that finished before its daemon was asked.
     public var skipped: Int
     /// Set when the action stopped at its bound before the end of the set: post again with it as
     /// the filter's cursor to go on.

@@ -53,7 +53,7 @@ extension JobDatabase: JobBrowsing {
     }
 
     public func act(
-        _ action: JobBulkAction, on query: JobQuery, cancelRunning: (@Sendable (JobRow) async throws -> Bool)?
+        _ action: JobBulkAction, on query: JobQuery, cancelRunning: @Sendable (JobRow) async throws -> Bool
     ) async throws -> JobBulkOutcome {
         var query = query
         let cancelsRunning = action == .cancel && query.listedStates.contains(.running)
@@ -90,12 +90,12 @@ extension JobDatabase: JobBrowsing {
         }
         var skipped = 0
         if cancelsRunning {
-            // Running jobs: their daemons cancel them, once they can (issue 33, item 3).
+            // Running jobs: the daemons that hold them stop them (NOTIFY).
             var running = query
             running.states = [.running]
             running.limit = JobQuery.maximumLimit
             for row in try await page(running).jobs {
-                if let cancelRunning, try await cancelRunning(row) { acted += 1 } else { skipped += 1 }
+                if try await cancelRunning(row) { acted += 1 } else { skipped += 1 }
             }
         }
         // Acted-on rows leave the filter's states, so posting the same filter again goes on.

@@ -142,3 +142,15 @@ firstPage();
 loadChart();
 loadDaemons();
 setInterval(() => { loadChart(); loadDaemons(); }, 10000);
+// When jobs settle: the chart, and the first page (a later one stays as it was read, so that
+// paging on is not disturbed). At most once a second however many flushes acknowledge jobs.
+let settledRedrawPending = false;
+document.addEventListener("lineup-jobs-settled", () => {
+  if (settledRedrawPending) return;
+  settledRedrawPending = true;
+  setTimeout(() => {
+    settledRedrawPending = false;
+    loadChart();
+    if (!browser.cursor) loadJobs();
+  }, 1000);
+});
