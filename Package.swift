@@ -116,7 +116,7 @@ let package = Package(
             // install beside it, nothing fetched from elsewhere.
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
-                .embedInCode("Dashboard/dashboard.js"),
+                .embedInCode("Dashboard/dashboard.js"), .embedInCode("Dashboard/browser.js"),
             ]
         ),
         // For users' tests of their jobs: a daemon over a temporary directory, a clock the test
@@ -172,6 +172,7 @@ let package = Package(
             name: "lineupd",
             dependencies: [
                 "LineupAllocator",
+                "LineupLocking",
                 "LineupJobs",
                 "LineupSpool",
                 "LineupStore",

@@ -47,6 +47,9 @@ struct Dashboard: Sendable {
     let daemonStatus: DaemonStatusReader
     /// What the open event streams send, made once for all of them.
     let feed: DashboardFeed
+    /// The jobs table that several daemons share, when this daemon runs on one: the job browser
+    /// lists it rather than the spool (``registerBrowser(on:reads:actions:)``).
+    let databaseBrowser: (any JobBrowsing)?
 
     /// The largest body an action reads; actions take none.
     static let maximumActionBody = 1_024
@@ -56,8 +59,9 @@ struct Dashboard: Sendable {
     /// - Parameter spool: the spool, opened by the endpoint as it started.
     init(
         daemon: JobDaemon, spoolURL: URL, spool: Result<SpoolDirectory, SpoolError>, token: ActionToken?, readsNeedToken: Bool,
-        jobLog: JobLog, logger: Logger
+        jobLog: JobLog, logger: Logger, databaseBrowser: (any JobBrowsing)? = nil
     ) {
+        self.databaseBrowser = databaseBrowser
         self.daemon = daemon
         self.spoolURL = spoolURL
         self.openedSpool = spool
@@ -93,6 +97,7 @@ struct Dashboard: Sendable {
         route(router, router, "/dashboard.js", .get) { _, _ in
             Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8")
         }
+        registerBrowser(on: router, reads: reads, actions: actions)
         route(router, reads, "/api/status", .get) { _, _ in
             try await Self.json(StatusSnapshot(spool(), daemonStatus: daemonStatus.current()))
         }
@@ -180,7 +185,7 @@ struct Dashboard: Sendable {
     /// Registers `handler` for `method` at `path` in `group` (behind its token middleware, if
     /// any), and a 405 that names it for the other methods in `router`: a wrong method is
     /// refused as such, token or not.
-    private func route(
+    func route(
         _ router: Router<BasicRequestContext>, _ group: some RouterMethods<BasicRequestContext>, _ path: RouterPath,
         _ method: HTTPRequest.Method, _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
     ) {
@@ -241,7 +246,7 @@ struct Dashboard: Sendable {
             && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) }
     }
 
-    private func spool() throws -> SpoolDirectory {
+    func spool() throws -> SpoolDirectory {
         switch openedSpool {
         case let .success(spool): return spool
         case let .failure(error):
@@ -317,14 +322,14 @@ struct Dashboard: Sendable {
 
     // MARK: - Responses
 
-    private static func asset(_ bytes: [UInt8], type: String) -> Response {
+    static func asset(_ bytes: [UInt8], type: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = type
         headers[.cacheControl] = "no-cache"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    private static func json(_ value: some Encodable) throws -> Response {
+    static func json(_ value: some Encodable) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         var data = try StatusSnapshot.encoder.encode(value)

@@ -27,6 +27,8 @@ public struct HTTPEndpoint: Service {
     let token: ActionToken?
     let jobLog: JobLog
     let logger: Logger
+    /// The jobs table the daemon shares with others, for the job browser; nil: the spool.
+    let databaseBrowser: (any JobBrowsing)?
 
     /// Makes the endpoint of `daemon`, which runs on the spool at `spoolURL`; it serves once run
     /// (as a service beside the daemon: ``LineupJobs/JobDaemon/runWithSignalHandling(alongside:)``).
@@ -36,10 +38,14 @@ public struct HTTPEndpoint: Service {
     ///     which the process bootstrapped swift-metrics with.
     ///   - token: the secret the dashboard's actions need; nil turns them off.
     ///   - jobLog: the jobs' latest log lines, for the dashboard's job page.
+    ///   - databaseBrowser: the jobs table, when the daemon runs on one (LineupPostgres's
+    ///     `JobDatabase`): the job browser lists every host's jobs and every daemon from it.
     public init(
         host: String, port: Int, daemon: JobDaemon, spoolURL: URL, metrics: DaemonMetrics,
-        registry: PrometheusCollectorRegistry, token: ActionToken?, jobLog: JobLog, logger: Logger
+        registry: PrometheusCollectorRegistry, token: ActionToken?, jobLog: JobLog, logger: Logger,
+        databaseBrowser: (any JobBrowsing)? = nil
     ) {
+        self.databaseBrowser = databaseBrowser
         self.host = host
         self.port = port
         self.daemon = daemon
@@ -82,7 +88,7 @@ public struct HTTPEndpoint: Service {
         }
         let dashboard = Dashboard(
             daemon: daemon, spoolURL: spoolURL, spool: spool, token: token, readsNeedToken: !Self.isLoopback(host), jobLog: jobLog,
-            logger: logger)
+            logger: logger, databaseBrowser: databaseBrowser)
         // Subscribed before the server answers, so that no stream misses what happens meanwhile.
         let events = daemon.events()
         let router = Router()

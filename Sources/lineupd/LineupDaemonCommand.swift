@@ -120,6 +120,10 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         defer { notifications?.cancel() }
         // First, so that it stops last: the final flush's spans are exported.
         var services: [any Service] = tracingService.map { [$0] } ?? []
+        // On a database, the dashboard's job browser lists the table (every host's jobs) and
+        // every daemon's lease, not this host's spool.
+        let databaseBrowser = configuration.databaseURL.map { DatabaseJobBrowser(url: $0, logger: logger) }
+        defer { databaseBrowser?.close() }
         if case let (host, port, token)? = endpoint {
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -129,7 +133,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             services.append(
                 HTTPEndpoint(
                     host: host, port: port, daemon: daemon, spoolURL: configuration.spoolURL, metrics: metrics,
-                    registry: registry, token: token, jobLog: jobLog, logger: logger))
+                    registry: registry, token: token, jobLog: jobLog, logger: logger, databaseBrowser: databaseBrowser))
         }
         var failure: (any Error)?
         do {

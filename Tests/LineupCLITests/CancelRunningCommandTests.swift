@@ -103,5 +103,38 @@ extension DaemonTests {
                 #expect(gone.status == 404, "\(gone.body)")
             }
         }
+
+        @Test("the job browser's bulk cancel stops the running jobs it selects, as well as the queued ones")
+        func bulkCancelOfRunningJobs() async throws {
+            try await withSandbox { sandbox in
+                let server = try SilentServer()
+                let file = sandbox.root.appending(path: "token")
+                try Data("\(DashboardTests.token)\n".utf8).write(to: file)
+                let daemon = try await sandbox.startDaemon([
+                    "--allowed-host", "127.0.0.1", "--flush-interval", "0.2", "--http-address", "127.0.0.1:0",
+                    "--http-token-file", file.path,
+                ])
+                let base = try await sandbox.httpEndpoint(of: daemon)
+                try await enqueueStuckFetch(sandbox, id: "hung", server: server)
+                let later = try await sandbox.lineup(["enqueue", "fetch-buoy", "url=\(server.url)", "--id", "later", "--in", "1h", "--spool", "spool"])
+                try #require(later.termination == .exited(0), "\(later.standardError)")
+                try await sandbox.poll("the fetch to run", daemon: daemon) { try sandbox.jobFiles("active").count == 1 }
+
+                let bulk = base.appending(path: "api/jobs/bulk")
+                let answer = try await HTTP.request(
+                    bulk, method: "POST", headers: ["Authorization": "Bearer \(DashboardTests.token)"],
+                    body: Data(#"{"action": "cancel", "kind": "fetch-buoy"}"#.utf8))
+                #expect(answer.status == 200, "\(answer.body)")
+                let outcome = try DashboardTests.object(answer.body)
+                #expect(outcome["acted"] as? Int == 2 && outcome["skipped"] as? Int == 0, "\(outcome)")
+                try await sandbox.poll("both jobs to fail", daemon: daemon) { try sandbox.jobFiles("failed").count == 2 }
+                for jobFile in try sandbox.jobFiles("failed") {
+                    let report = try sandbox.failureReport(forJobFile: jobFile)
+                    #expect(report.reason.contains("cancelled by an operator") && !report.retryable, "\(report)")
+                }
+                #expect(try sandbox.jobFiles("active").isEmpty && sandbox.jobFiles("new").isEmpty)
+                #expect(daemon.isRunning)
+            }
+        }
     }
 }

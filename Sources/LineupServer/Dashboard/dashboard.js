@@ -284,6 +284,8 @@ function connect() {
     while (log.children.length > 200) log.lastChild.remove();
     if (data.type === "jobFailed" || data.type === "flushed") loadFailed();
     if (data.type === "jobAcknowledged") loadPictures();
+    // The job browser's chart (browser.js) redraws when jobs settle, not only on its timer.
+    if (data.type === "flushed" && data.flush.acknowledged > 0) document.dispatchEvent(new Event("lineup-jobs-settled"));
     if (data.type === "jobScheduled" || data.type === "jobClaimed" || data.type === "reloaded") loadScheduled();
   };
   for (const type of ["started", "jobClaimed", "jobWaiting", "jobStarted", "jobFinished", "retryScheduled", "jobFailed",
