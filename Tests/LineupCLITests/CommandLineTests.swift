@@ -28,7 +28,7 @@ struct CommandLineTests {
                     "--store", "--database", "--lease", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
                     "--flush-when-idle/--no-flush-when-idle", "--flush-row-limit", "--flush-job-limit", "--grace-period", "--log-level",
                     "--keep-done", "--timeout",
-                    "--http-address", "--http-token-file", "--allowed-host", "--log-format", "--limit", "-h,",
+                    "--http-address", "--http-token-file", "--allowed-host", "--otel-endpoint", "--log-format", "--limit", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
         }
