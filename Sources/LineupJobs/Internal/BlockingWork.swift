@@ -1,21 +1,34 @@
 import Foundation
 
-/// The Dispatch pool that the daemon's blocking work runs on: the utility pool, not the one that
-/// runs the process's Swift tasks.
+/// Where the daemon's blocking work runs: never on the threads of the pool that runs the
+/// process's Swift tasks, and never waiting for a pool to grow.
 ///
-/// On Linux, Swift's global concurrent executor runs on libdispatch's default-QoS pool, as do an
-/// `OperationQueue` of default quality of service and `DispatchQueue.global()`. That pool keeps
-/// about one runnable thread per core and, once its threads block, adds threads slowly, about one
-/// a second. A job blocks its thread for as long as it runs, so jobs there hold back every Swift
-/// task of the process: timers fire late, HTTP handlers do not answer, an async job's own work
-/// waits. With twelve such jobs starting, a 10 ms sleep of a Swift task took 11 s. Each pool
-/// grows on its own, so blocking work in the utility pool leaves the Swift tasks theirs.
+/// On Linux, libdispatch's global pools (the one Swift's global executor runs on, and those an
+/// `OperationQueue` or `DispatchQueue.global()` use) keep about one runnable thread per core.
+/// Once their threads block, a monitor adds threads about once a second, and not at all while
+/// the process already has twice as many runnable threads as cores. A job blocks its thread for
+/// as long as it runs:
+/// - in the Swift tasks' pool, jobs hold back every Swift task of the process (timers fire late,
+///   HTTP handlers do not answer, an async job's own work waits: with twelve jobs starting, a
+///   10 ms sleep took 11 s);
+/// - in a pool of their own, jobs beyond the first few start about a second apart, and not at
+///   all while the process is busy.
 ///
-/// (A thread of Lineup's own for each attempt would do as well, but the hop to it cost the spool
+/// So each attempt runs on a serial queue of its own (``attemptQueue(named:)``). A serial queue
+/// draws its thread from libdispatch's overcommit pool, which starts a thread at once whenever
+/// none is idle and keeps idle ones for reuse. The job queues (`OperationQueue`, utility quality
+/// of service) only decide which task starts and when, and a task's `start()` returns at once.
+/// (A `Thread` of Lineup's own per attempt would do as well, but the hop to it cost the spool
 /// benchmark a third of its jobs a second.)
 enum BlockingWork {
-    /// The quality of service of the job queues.
+    /// The quality of service of the job queues and of their attempts.
     static let qualityOfService = QualityOfService.utility
+
+    /// A new serial queue for one attempt.
+    static func attemptQueue(named name: String?) -> DispatchQueue {
+        DispatchQueue(label: name ?? "lineup.attempt", qos: .utility)
+    }
+
     /// The queue for a blocking call made on behalf of async code.
     static var queue: DispatchQueue { DispatchQueue.global(qos: .utility) }
 }

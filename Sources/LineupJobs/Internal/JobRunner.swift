@@ -495,6 +495,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         // Jobs were claimed by priority; tasks that wait in a queue behind its concurrency are
         // started by it too (the queue knows five levels: ten are folded into them).
         task.queuePriority = Self.queuePriority(of: record.file?.priority ?? JobFile.defaultPriority)
+        task.runOnAQueueOfItsOwn()
         operationQueue(for: record.file).addOperation(task)
     }
 

@@ -73,6 +73,14 @@ open class JobTask: Operation, @unchecked Sendable {
         var isKeepingWork = false
         /// The attempt's span to begin and end around the work; nil unless a tracer is bootstrapped.
         var attemptTracing: AttemptTracing?
+        /// Set by the runner before it queues the task (``runOnAQueueOfItsOwn()``): where the task
+        /// is in its asynchronous run. Nil for a task started on the caller's thread.
+        var asynchronousPhase: AsynchronousPhase?
+    }
+
+    /// An asynchronous task's phases, as `Operation` reports them to its queue.
+    private enum AsynchronousPhase {
+        case waiting, executing, finished
     }
 
     private let state = Locked(State())
@@ -157,12 +165,59 @@ open class JobTask: Operation, @unchecked Sendable {
 
     // MARK: - Operation
 
-    /// Starts the task as `Operation` does. A task cancelled before it started never runs
-    /// `main()`; its queue still starts it, to finish it, and `onFinish` hears of that here.
-    /// (Not from `completionBlock`: corelibs dispatches every operation's completion block onto
-    /// a global queue, a thread hop for each job.)
+    /// Starts the task. Started by hand (`lineup run`, the test kit), it runs on the caller's
+    /// thread and has finished when `start()` returns, as a synchronous `Operation` does. Queued
+    /// by the daemon, it is asynchronous: `start()` hands the attempt to a serial Dispatch queue
+    /// of its own and returns at once (see `BlockingWork` for why), and the task tells its
+    /// `OperationQueue` when it has finished, which frees its slot.
+    ///
+    /// A task cancelled before it started never runs `main()`; its queue still starts it, to
+    /// finish it, and `onFinish` hears of that here. (Not from `completionBlock`: corelibs
+    /// dispatches every operation's completion block onto a global queue, a thread hop for each
+    /// job.)
     public final override func start() {
-        super.start()
+        guard state.withLock({ $0.asynchronousPhase }) != nil else {
+            super.start()
+            reportFinishedWithoutRunning()
+            return
+        }
+        if isCancelled {
+            reportFinishedWithoutRunning()
+            enterPhase(.finished)
+            return
+        }
+        enterPhase(.executing)
+        BlockingWork.attemptQueue(named: name).async {
+            self.main()
+            self.enterPhase(.finished)
+        }
+    }
+
+    public final override var isAsynchronous: Bool {
+        state.withLock { $0.asynchronousPhase } != nil
+    }
+
+    public final override var isExecuting: Bool {
+        guard let phase = state.withLock({ $0.asynchronousPhase }) else { return super.isExecuting }
+        return phase == .executing
+    }
+
+    public final override var isFinished: Bool {
+        guard let phase = state.withLock({ $0.asynchronousPhase }) else { return super.isFinished }
+        return phase == .finished
+    }
+
+    /// Moves an asynchronous task to `phase`, and tells its queue (key-value notifications are
+    /// how an `OperationQueue` hears that an asynchronous operation started or finished).
+    private func enterPhase(_ phase: AsynchronousPhase) {
+        willChangeValue(forKey: "isExecuting")
+        if phase == .finished { willChangeValue(forKey: "isFinished") }
+        state.withLock { $0.asynchronousPhase = phase }
+        didChangeValue(forKey: "isExecuting")
+        if phase == .finished { didChangeValue(forKey: "isFinished") }
+    }
+
+    private func reportFinishedWithoutRunning() {
         let finishedWithoutRunning = state.withLock { state in state.startedAt == nil ? state.onFinish : nil }
         finishedWithoutRunning?(self)
     }
@@ -305,6 +360,12 @@ open class JobTask: Operation, @unchecked Sendable {
     }
 
     // MARK: - Runner hooks
+
+    /// Makes the task asynchronous: `start()` runs the attempt on a serial queue of its own
+    /// instead of the thread that starts it. The runner calls it before it queues the task.
+    func runOnAQueueOfItsOwn() {
+        state.withLock { $0.asynchronousPhase = .waiting }
+    }
 
     /// Gives the attempt a span, begun when `main()` begins and ended with its result.
     func traceAttempt(_ tracing: AttemptTracing) {
