@@ -192,8 +192,11 @@ extension DaemonTests {
                 let retried = try DashboardTests.object(
                     try await HTTP.request(bulk, method: "POST", headers: bearer, body: Data(#"{"action": "retry", "state": "failed", "q": "wait-", "kind": "export-csv", "enqueuedAfter": "\#(past)"}"#.utf8)).body)
                 #expect(retried["acted"] as? Int == 3, "\(retried)")
-                // Queued again, still waiting for the `notBefore` time their files carry.
-                #expect(try sandbox.jobFiles("new").count == 4 && sandbox.jobFiles("failed").count == 1)
+                // Queued again, and still waiting for the `notBefore` time their files carry: a daemon
+                // that claims one meanwhile (a retried file's name says it is due) gives it back.
+                try await sandbox.poll("the retried jobs to wait in new/", daemon: daemon) {
+                    try sandbox.jobFiles("new").count == 4 && sandbox.jobFiles("failed").count == 1 && sandbox.jobFiles("active").isEmpty
+                }
 
                 let discarded = try DashboardTests.object(
                     try await HTTP.request(bulk, method: "POST", headers: bearer, body: Data(#"{"action": "discard", "state": "failed"}"#.utf8)).body)

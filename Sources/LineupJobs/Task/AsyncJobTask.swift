@@ -31,17 +31,16 @@ import LineupLocking
 /// ## How the operation waits for its work
 ///
 /// `main()` starts the work as a Swift `Task` of medium priority on the global concurrent
-/// executor and then waits for it, once, on the operation's own thread. The daemon's queues run
-/// at utility quality of service, so that thread is a worker of Dispatch's utility pool, never
-/// one of the threads that run Swift tasks (on Linux, the default-QoS pool's), and the work never
-/// needs it: it runs on the executor, and its `perform` blocks on the context's queue. So the
-/// wait cannot deadlock, and the executor, which keeps about one thread per core, never loses a
-/// thread to it. It holds one operation thread per running job, as a synchronous task does,
-/// within the queue's `maxConcurrentOperationCount`. A queue of your own that runs these tasks
-/// needs `qualityOfService = .utility` too.
+/// executor and then waits for it, once, on the attempt's own thread. In the daemon that thread
+/// is the one of the attempt's own serial queue (see `BlockingWork`), never one of the threads
+/// that run Swift tasks (on Linux, the default-QoS pool's), and the work never needs it: it runs
+/// on the executor, and its `perform` blocks on the context's queue. So the wait cannot
+/// deadlock, and the executor, which keeps about one thread per core, never loses a thread to
+/// it. It holds one thread per running job, as a synchronous task does, within the queue's
+/// `maxConcurrentOperationCount`.
 ///
 /// Do not call `start()` yourself from async code: that wait would then block a thread of the
-/// pool. The daemon and the test kit start tasks on operation threads.
+/// pool. The daemon and the test kit start tasks on threads of their own.
 ///
 /// ## Cancellation
 ///
