@@ -25,6 +25,15 @@ let package = Package(
         .executable(name: "lineup", targets: ["lineup"]),
         .executable(name: "lineup-bench", targets: ["lineup-bench"]),
     ],
+    traits: [
+        // lineupd's OTLP exporter (swift-otel). On by default; `--disable-default-traits` leaves
+        // it out, for a build that swift-otel 1.6.0 does not compile in: under
+        // `--sanitize=thread`, Swift 6.3 refuses its log processor (a data-race diagnostic).
+        // Without it `--otel-endpoint` is refused with that reason; the spans themselves
+        // (swift-distributed-tracing, in LineupJobs) are there either way.
+        .trait(name: "OTLPExporter", description: "lineupd exports spans over OTLP/HTTP with swift-otel"),
+        .default(enabledTraits: ["OTLPExporter"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -188,7 +197,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // The OTLP exporter of the spans (`--otel-endpoint`): the binary's choice, as
                 // the log handler is.
-                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLPExporter"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             linkerSettings: linksJemalloc
@@ -311,7 +320,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The tracing test: a span of its own around the enqueue, and a loopback OTLP
                 // receiver for lineupd's exporter.
-                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLPExporter"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,12 +1,16 @@
+import ArgumentParser
 import Foundation
 import Logging
+#if OTLPExporter
 import OTel
+#endif
 import ServiceLifecycle
 import Tracing
 
 /// lineupd's tracer, bootstrapped only when an OTLP endpoint is configured (`--otel-endpoint`,
 /// `otelEndpoint`): without it no tracer exists, and the runner makes no span.
 enum TracingBackend {
+    #if OTLPExporter
     /// Bootstraps the process's tracer: spans batched and exported over OTLP/HTTP, JSON-encoded,
     /// to `endpoint`'s `/v1/traces`, with the W3C Trace Context propagator that reads and writes
     /// the job files' `traceparent`. The standard `OTEL_*` environment variables override these
@@ -26,6 +30,13 @@ enum TracingBackend {
         InstrumentationSystem.bootstrap(backend.factory)
         return backend.service
     }
+    #else
+    /// Refuses: this build has no exporter (see Package.swift's trait).
+    static func bootstrap(endpoint: URL, logger: Logger) throws -> any Service {
+        throw ValidationError(
+            "this lineupd was built without its OTLP exporter (the package trait OTLPExporter, on by default): it cannot export spans")
+    }
+    #endif
 
     /// The endpoint's traces URL, as OTLP/HTTP derives it from a base URL
     /// (`OTEL_EXPORTER_OTLP_ENDPOINT`): `v1/traces` under its path.

@@ -1,3 +1,6 @@
+// lineupd's exporter, and this process's tracer, need swift-otel: the package trait
+// OTLPExporter (on unless `--disable-default-traits`).
+#if OTLPExporter
 import Foundation
 import LineupSpool
 import LineupTestSupport
@@ -220,3 +223,4 @@ struct HeaderCarrier: Injector, Extractor {
         carrier[key.lowercased()]
     }
 }
+#endif
