@@ -43,6 +43,17 @@ extension DaemonTests {
             var url: String { "http://127.0.0.1:\(port)/data/latest_obs/42002.rss" }
         }
 
+        /// Starts `lineupd` allowed to fetch from loopback, with its dashboard and the token.
+        func startDaemonWithDashboard(_ sandbox: Sandbox) async throws -> (ChildProcess, URL) {
+            let file = sandbox.root.appending(path: "token")
+            try Data("\(DashboardTests.token)\n".utf8).write(to: file)
+            let daemon = try await sandbox.startDaemon([
+                "--allowed-host", "127.0.0.1", "--flush-interval", "0.2", "--http-address", "127.0.0.1:0",
+                "--http-token-file", file.path,
+            ])
+            return (daemon, try await sandbox.httpEndpoint(of: daemon))
+        }
+
         func enqueueStuckFetch(_ sandbox: Sandbox, id: String, server: SilentServer) async throws {
             let enqueued = try await sandbox.lineup(["enqueue", "fetch-buoy", "url=\(server.url)", "--id", id, "--spool", "spool"])
             try #require(enqueued.termination == .exited(0), "\(enqueued.standardError)")
@@ -80,13 +91,7 @@ extension DaemonTests {
         func dashboardCancel() async throws {
             try await withSandbox { sandbox in
                 let server = try SilentServer()
-                let file = sandbox.root.appending(path: "token")
-                try Data("\(DashboardTests.token)\n".utf8).write(to: file)
-                let daemon = try await sandbox.startDaemon([
-                    "--allowed-host", "127.0.0.1", "--flush-interval", "0.2", "--http-address", "127.0.0.1:0",
-                    "--http-token-file", file.path,
-                ])
-                let base = try await sandbox.httpEndpoint(of: daemon)
+                let (daemon, base) = try await startDaemonWithDashboard(sandbox)
                 try await enqueueStuckFetch(sandbox, id: "hung", server: server)
                 try await sandbox.poll("the fetch to run", daemon: daemon) { try sandbox.jobFiles("active").count == 1 }
 
@@ -108,13 +113,7 @@ extension DaemonTests {
         func bulkCancelOfRunningJobs() async throws {
             try await withSandbox { sandbox in
                 let server = try SilentServer()
-                let file = sandbox.root.appending(path: "token")
-                try Data("\(DashboardTests.token)\n".utf8).write(to: file)
-                let daemon = try await sandbox.startDaemon([
-                    "--allowed-host", "127.0.0.1", "--flush-interval", "0.2", "--http-address", "127.0.0.1:0",
-                    "--http-token-file", file.path,
-                ])
-                let base = try await sandbox.httpEndpoint(of: daemon)
+                let (daemon, base) = try await startDaemonWithDashboard(sandbox)
                 try await enqueueStuckFetch(sandbox, id: "hung", server: server)
                 let later = try await sandbox.lineup(["enqueue", "fetch-buoy", "url=\(server.url)", "--id", "later", "--in", "1h", "--spool", "spool"])
                 try #require(later.termination == .exited(0), "\(later.standardError)")
