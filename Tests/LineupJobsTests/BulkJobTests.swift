@@ -92,7 +92,7 @@ import Testing
         var (events, run) = try await harness.start()
         let bulk = try harness.spool.enqueueBulk([first, try JobFile(kind: "slow")])
         try await events.ended(bulk.name + ".line1")
-        #expect(harness.running.wait(timeout: 10), "the slow line started")
+        #expect(await harness.running.opened(), "the slow line started")
         try await harness.daemon.flush()
         try await harness.stop(run)
         #expect(try harness.spool.entries(.queued).map(\.name) == [bulk.name])
@@ -154,7 +154,7 @@ import Testing
         for _ in 0..<8 { jobs.append(try JobFile(kind: "insert-rows", parameters: ["count": 1])) }
         let bulk = try first.spool.enqueueBulk(jobs)
         try await events.finished(bulk.name + ".line1")
-        #expect(first.running.wait(timeout: 10), "the slow line started")
+        #expect(await first.running.opened(), "the slow line started")
         try await first.daemon.flush()
         // The slow line is cancelled and released; the bulk goes back to new/ with it.
         try await first.stop(run)

@@ -19,7 +19,7 @@ import Testing
         // `slow` inserts a row, then waits for the latch, checking for cancellation.
         let slow = try harness.enqueue(["kind": "slow", "id": "long-import", "maxAttempts": 3])
         try await events.started(slow.name)
-        #expect(harness.running.wait(timeout: 10), "the job started its work")
+        #expect(await harness.running.opened(), "the job started its work")
         try harness.spool.requestCancellation(ofJob: "long-import")
 
         let report = try await events.failed(slow.name)
@@ -49,12 +49,12 @@ import Testing
         var (events, run) = try await harness.start()
         let sleeper = try harness.enqueue(["kind": "async-sleep", "maxAttempts": 2])
         try await events.started(sleeper.name)
-        #expect(running.wait(timeout: 10), "the job started its work")
+        #expect(await running.opened(), "the job started its work")
         // By name, as `lineup failed` lists it, when the job has no id.
         try harness.spool.requestCancellation(ofJob: sleeper.name)
         let report = try await events.failed(sleeper.name)
         #expect(report.reason.contains("cancelled by an operator"), "\(report.reason)")
-        #expect(sawCancellation.wait(timeout: 5), "the job's Swift task was cancelled")
+        #expect(await sawCancellation.opened(), "the job's Swift task was cancelled")
         try await harness.stop(run)
         #expect(try harness.rowsOnDiskAfterStop() == 0)
     }
@@ -130,7 +130,7 @@ struct DatabaseCancelTests {
         var (events, run) = try await harness.start()
         let slow = try harness.enqueue(["kind": "slow", "id": "long-import", "maxAttempts": 3])
         try await events.started(slow.name)
-        #expect(harness.running.wait(timeout: 10), "the job started its work")
+        #expect(await harness.running.opened(), "the job started its work")
         let jobs = try database.jobs()
         defer { jobs.close() }
         let cancellation = try jobs.cancel(["long-import"])
