@@ -41,7 +41,7 @@ extension JobDaemon {
     func pruneDone(in database: any SharedJobQueue, finishedBefore cutoff: Date) async {
         let logger = self.logger
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            BlockingWork.queue.async {
+            BlockingWork.queue(named: "lineup.retention").async {
                 do {
                     let removed = try database.pruneDone(finishedBefore: cutoff)
                     if removed > 0 {

@@ -14,7 +14,8 @@ import Foundation
 /// - in a pool of their own, jobs beyond the first few start about a second apart, and not at
 ///   all while the process is busy.
 ///
-/// So each attempt runs on a serial queue of its own (``attemptQueue(named:)``). A serial queue
+/// So each attempt, and each other blocking call made for async code (the retention's), runs on
+/// a serial queue of its own (``queue(named:)``). A serial queue
 /// draws its thread from libdispatch's overcommit pool, which starts a thread at once whenever
 /// none is idle and keeps idle ones for reuse. The job queues (`OperationQueue`, utility quality
 /// of service) only decide which task starts and when, and a task's `start()` returns at once.
@@ -24,11 +25,9 @@ enum BlockingWork {
     /// The quality of service of the job queues and of their attempts.
     static let qualityOfService = QualityOfService.utility
 
-    /// A new serial queue for one attempt.
-    static func attemptQueue(named name: String?) -> DispatchQueue {
-        DispatchQueue(label: name ?? "lineup.attempt", qos: .utility)
+    /// A new serial queue for one piece of blocking work: an attempt, or a blocking call made
+    /// on behalf of async code.
+    static func queue(named name: String) -> DispatchQueue {
+        DispatchQueue(label: name, qos: .utility)
     }
-
-    /// The queue for a blocking call made on behalf of async code.
-    static var queue: DispatchQueue { DispatchQueue.global(qos: .utility) }
 }

@@ -187,7 +187,7 @@ open class JobTask: Operation, @unchecked Sendable {
             return
         }
         enterPhase(.executing)
-        BlockingWork.attemptQueue(named: name).async {
+        BlockingWork.queue(named: name ?? "lineup.attempt").async {
             self.main()
             self.enterPhase(.finished)
         }
