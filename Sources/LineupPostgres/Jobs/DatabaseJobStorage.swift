@@ -188,19 +188,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// interrupted too often).
     func rescueExpiredClaims() throws {
         try database.sessions.withSession { session in
-            let rescued = try session.rows(
-                """
-                WITH expired AS (DELETE FROM lineup_daemons WHERE lease_expires_at < now() RETURNING id)
-                UPDATE lineup_jobs SET
-                    interruptions = interruptions + 1,
-                    state = CASE WHEN interruptions + 1 > $1 THEN 'failed' ELSE 'queued' END,
-                    finished_at = CASE WHEN interruptions + 1 > $1 THEN now() END,
-                    reason = CASE WHEN interruptions + 1 > $1 THEN
-                        name || '.job.json: poison: the daemons running it stopped ' || (interruptions + 1)
-                        || ' times (poisonThreshold ' || $1 || '); not run again' ELSE reason END
-                WHERE state = 'running' AND claimed_by IN (SELECT id FROM expired)
-                RETURNING id, name, state
-                """, [.integer(Int64(poisonThreshold))])
+            let rescued = try session.rows(JobTableStatements.rescue, [.integer(Int64(poisonThreshold))])
             if !rescued.isEmpty {
                 try session.execute(JobDatabase.notification)
                 for row in rescued {
@@ -217,24 +205,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// cycle as the spool's runner sees it at claim time.
     func failDependencyCycles() throws {
         try database.sessions.withSession { session in
-            let failed = try session.rows(
-                """
-                WITH RECURSIVE walk(start, id, path) AS (
-                    SELECT j.id, d.id, ARRAY[j.id]
-                    FROM lineup_jobs AS j JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'queued'
-                    WHERE j.state = 'queued' AND j.after_ids <> '{}'
-                  UNION ALL
-                    SELECT w.start, d.id, w.path || w.id
-                    FROM walk AS w JOIN lineup_jobs AS j ON j.id = w.id
-                         JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'queued'
-                    WHERE w.id <> ALL(w.path)
-                )
-                UPDATE lineup_jobs SET state = 'failed', finished_at = now(),
-                    reason = name || '.job.json: dependency cycle: job ' || COALESCE(job_id, name)
-                        || ' waits, through `after`, for jobs that wait for it'
-                WHERE state = 'queued' AND id IN (SELECT start FROM walk WHERE id = start)
-                RETURNING name
-                """)
+            let failed = try session.rows(JobTableStatements.dependencyCycles)
             for row in failed {
                 logger.error("job failed: a dependency cycle", metadata: ["job": "\(row[0])"])
             }
@@ -247,20 +218,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// a dependency that may be enqueued a moment later.
     func failUnknownDependencies() throws {
         try database.sessions.withSession { session in
-            let failed = try session.rows(
-                """
-                UPDATE lineup_jobs AS j SET state = 'failed', finished_at = now(),
-                    reason = j.name || '.job.json: unknown dependency: no job with id ' || missing.ids
-                        || ' (named in `after`) was queued, running, done or failed within ' || $1 || ' s'
-                FROM (SELECT c.id, string_agg(dependency.id, ', ' ORDER BY dependency.id) AS ids
-                      FROM lineup_jobs AS c CROSS JOIN LATERAL unnest(c.after_ids) AS dependency(id)
-                      WHERE c.state = 'queued' AND c.after_ids <> '{}'
-                        AND c.enqueued_at < now() - make_interval(secs => $1)
-                        AND NOT EXISTS (SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id)
-                      GROUP BY c.id) AS missing
-                WHERE j.id = missing.id AND j.state = 'queued'
-                RETURNING j.name
-                """, [.real(DaemonConfiguration.seconds(dependencyWaitTimeout))])
+            let failed = try session.rows(JobTableStatements.unknownDependencies, [.real(DaemonConfiguration.seconds(dependencyWaitTimeout))])
             for row in failed {
                 logger.error("job failed: it waits for a job that was never enqueued", metadata: ["job": "\(row[0])"])
             }
@@ -292,30 +250,9 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     private func claimBatchNow() throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
-            try session.rows(Self.claimStatement(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)])
+            try session.rows(JobTableStatements.claim(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)])
         }
         return decodeClaims(rows)
-    }
-
-    /// The claim: up to `limit` due jobs (`$2` by default) whose dependencies are settled and whose
-    /// kind and queue are not paused (`lineup_paused`, read by the statement itself, so that no
-    /// claim that starts after a pause commits takes one of its jobs), for daemon `$1`; `$3` is
-    /// ``queueOfKindJSON``. `filter` narrows it further with parameters from `$4` on.
-    static func claimStatement(filter: String = "", limit: String = "$2") -> String {
-        """
-        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
-        FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
-                  AND (c.after_ids = '{}' OR NOT EXISTS (
-                      SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
-                          SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
-                  AND NOT EXISTS (SELECT 1 FROM lineup_paused AS p
-                      WHERE (p.scope = 'kind' AND p.name = c.kind) OR (p.scope = 'queue' AND p.name = $3::jsonb ->> c.kind))
-                  \(filter)
-              ORDER BY priority, not_before, id LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS due
-        WHERE j.id = due.id
-        RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
-                  extract(epoch FROM j.not_before)::float8, j.priority::bigint
-        """
     }
 
     /// The claimed rows, in the queue's order.
@@ -390,11 +327,7 @@ final class DatabaseJobStorage: SharedJobQueue {
         }) else { return [] }
         do {
             return try database.sessions.withSession { session in
-                try session.rows(
-                    """
-                    SELECT name FROM lineup_jobs
-                    WHERE claimed_by = $1 AND state = 'running' AND cancel_requested_at IS NOT NULL ORDER BY id
-                    """, [.integer(daemonID)]
+                try session.rows(JobTableStatements.cancellationRequests, [.integer(daemonID)]
                 ).compactMap(\.[0].textIfPresent)
             }
         } catch {
@@ -439,7 +372,7 @@ final class DatabaseJobStorage: SharedJobQueue {
         try database.sessions.withSession { session in
             try session.transaction {
                 let changed = try session.execute(
-                    "UPDATE lineup_jobs SET \(assignments) WHERE id = $1 AND claims = $2 AND claimed_by = $3 AND state = 'running'",
+                    JobTableStatements.settle(assignments),
                     [.integer(job.row), .integer(job.claims), .integer(daemonID)] + arguments)
                 guard changed == 1 else {
                     throw DaemonError(
@@ -548,11 +481,7 @@ final class DatabaseJobStorage: SharedJobQueue {
             Acknowledged(id: job.claimed.row, claims: job.claimed.claims, report: String(decoding: try job.report.encoded(), as: UTF8.self))
         }
         return FlushStatement(
-            """
-            UPDATE lineup_jobs AS j SET state = 'done', finished_at = now(), report = v.report
-            FROM jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer, report text)
-            WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'running'
-            """,
+            JobTableStatements.acknowledgement,
             arguments: [try JobDatabase.jsonArgument(rows), .integer(daemonID)],
             expectedRowCount: jobs.count)
     }
