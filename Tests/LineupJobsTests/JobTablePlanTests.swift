@@ -133,6 +133,11 @@ struct JobTablePlanTests {
             of: JobTableStatements.acknowledgement, parameters: [("'[\(acknowledged)]'", "text"), ("1", "bigint")])
         #expect(plan.scansOfTheJobsTable.isEmpty, "\(plan)")
         #expect(!plan.indexes.isEmpty && plan.indexes.isSubset(of: Self.claimedJobIndexes), "\(plan)")
+        // The flush wakes the daemons only if a queued job waits for one of those it acknowledged.
+        let ids = (1...16).map { "\"done-\($0)\"" }.joined(separator: ", ")
+        let notification = try history().plan(of: JobTableStatements.notifyWaiters, parameters: [("'[\(ids)]'", "text")])
+        #expect(notification.scansOfTheJobsTable.isEmpty, "\(notification)")
+        #expect(notification.indexes == ["lineup_jobs_waiting"], "\(notification)")
     }
 
     /// How a claimed job is found: by its row, or among the few running jobs.

@@ -5,6 +5,7 @@ import LineupSpool
 import LineupStore
 import Logging
 import LineupJobs
+import Metrics
 
 /// One daemon's claims on the jobs of a ``JobDatabase``: claimed with `FOR UPDATE SKIP LOCKED`,
 /// held under the daemon's lease, and acknowledged in the transaction of the flush that writes
@@ -46,6 +47,13 @@ final class DatabaseJobStorage: SharedJobQueue {
     private let listener = Locked<PostgresSession?>(nil)
     /// Jobs claimed in the last batch that the runner has not asked for yet.
     private let claimedAhead = Locked<[ClaimedRow]>([])
+    /// Claim statements run, and those that found no job: how many claims a notification or a
+    /// poll costs the database in vain (a notification wakes every daemon that listens).
+    private let claimRounds = Counter(label: "lineup_database_claims_total")
+    private let emptyClaimRounds = Counter(label: "lineup_database_claims_empty_total")
+    /// How long a claim statement takes, from the call to its rows: what a large backlog, or a
+    /// prune, would slow.
+    private let claimDuration = Metrics.Timer(label: "lineup_database_claim_duration_seconds", preferredDisplayUnit: .seconds)
     /// How many jobs one claim statement takes at most.
     let claimBatch: Int
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
@@ -241,8 +249,14 @@ final class DatabaseJobStorage: SharedJobQueue {
         if let next = claimedAhead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             return next
         }
+        let began = ContinuousClock.now
         var batch = try claimBatch()
-        guard !batch.isEmpty else { return nil }
+        claimDuration.record(duration: ContinuousClock.now - began)
+        claimRounds.increment()
+        guard !batch.isEmpty else {
+            emptyClaimRounds.increment()
+            return nil
+        }
         let first = batch.removeFirst()
         claimedAhead.withLock { $0 += batch }
         return first
@@ -403,8 +417,13 @@ final class DatabaseJobStorage: SharedJobQueue {
     func commit(_ jobs: [FinishedJob<ClaimedRow>], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
         var statements: [FlushStatement]
         do {
-            // The notification wakes the daemons for the jobs that waited for these (`after`).
-            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs), FlushStatement(JobDatabase.notification)]
+            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs)]
+            // Wakes the daemons for the jobs that wait for these (`after`), if any does: a
+            // notification on every flush of every daemon had each of them claim in vain.
+            let ids = jobs.compactMap(\.report.id)
+            if !ids.isEmpty {
+                statements.append(FlushStatement(JobTableStatements.notifyWaiters, arguments: [try JobDatabase.jsonArgument(ids)]))
+            }
             statements += try outboxLeftovers(in: container, logger: logger)
         } catch {
             return CommitOutcome(flush: .failure(error), filed: [])

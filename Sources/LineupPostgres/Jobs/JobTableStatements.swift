@@ -83,6 +83,14 @@ package enum JobTableStatements {
         WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'running'
         """
 
+    /// Notifies the daemons (channel `lineup_jobs`) when a queued job waits, through `after`,
+    /// for one of the ids of `$1` (a JSON array): what a flush that acknowledged those jobs runs.
+    package static let notifyWaiters = """
+        SELECT pg_notify('\(JobDatabase.channel)', '') WHERE EXISTS (
+            SELECT 1 FROM lineup_jobs AS w
+            WHERE w.state = 'queued' AND w.after_ids <> '{}' AND w.after_ids && ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+        """
+
     /// The update of one claimed job's row: `$1` the row, `$2` its claims, `$3` the daemon.
     package static func settle(_ assignments: String) -> String {
         "UPDATE lineup_jobs SET \(assignments) WHERE id = $1 AND claims = $2 AND claimed_by = $3 AND state = 'running'"
