@@ -14,8 +14,7 @@ extension DatabaseDriver {
             do {
                 return try DatabaseJobStorage(
                     database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
-                    dependencyWaitTimeout: configuration.dependencyWaitTimeout,
-                    claimBatch: DatabaseJobStorage.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
+                    dependencyWaitTimeout: configuration.dependencyWaitTimeout, logger: logger,
                     queueOfKind: configuration.queues.reduce(into: [:]) { map, queue in
                         for kind in queue.value.kinds { map[kind] = queue.key }
                     },

@@ -28,10 +28,10 @@ final class BenchDaemonChild: Sendable {
     private let state = Locked(State())
     private let ended = DispatchSemaphore(value: 0)
 
-    init(databaseURL: URL, root: URL) throws {
+    init(databaseURL: URL, root: URL, claimWindow: Int?) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = [BenchDaemonProcess.subcommand, databaseURL.absoluteString, root.path]
+        process.arguments = [BenchDaemonProcess.subcommand, databaseURL.absoluteString, root.path] + (claimWindow.map { ["\($0)"] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         self.process = process

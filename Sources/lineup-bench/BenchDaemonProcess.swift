@@ -15,7 +15,7 @@ import Darwin
 #endif
 
 /// One daemon of `lineup-bench postgres-jobs`, as a process of its own: the benchmark starts
-/// this executable K times (`lineup-bench postgres-jobs-daemon URL ROOT`), as a deployment
+/// this executable K times (`lineup-bench postgres-jobs-daemon URL ROOT [CLAIM_WINDOW]`), as a deployment
 /// starts K `lineupd`, but with the no-op job kind that `lineupd` does not have.
 ///
 /// It speaks to the benchmark on its standard output, a line an event:
@@ -29,8 +29,8 @@ enum BenchDaemonProcess {
     static let subcommand = "postgres-jobs-daemon"
 
     static func main(_ arguments: [String]) -> Int32 {
-        guard arguments.count == 2, let databaseURL = URL(string: arguments[0]) else {
-            progress("usage: lineup-bench \(subcommand) DATABASE_URL ROOT")
+        guard arguments.count == 2 || arguments.count == 3, let databaseURL = URL(string: arguments[0]) else {
+            progress("usage: lineup-bench \(subcommand) DATABASE_URL ROOT [CLAIM_WINDOW]")
             return 2
         }
         let root = URL(fileURLWithPath: arguments[1], isDirectory: true)
@@ -42,6 +42,7 @@ enum BenchDaemonProcess {
         configuration.databaseURL = databaseURL
         configuration.spoolDurability = .none
         configuration.logLevel = .warning
+        configuration.claimWindow = arguments.count == 3 ? Int(arguments[2]) : nil
         let daemon = JobDaemon(
             configuration: configuration, registry: NoOpJobTask.registry(recorder: PickupRecorder(capacity: 1)),
             model: ManagedObjectModel(BenchEntry.self), logger: BenchSupport.logger(), database: .postgres)

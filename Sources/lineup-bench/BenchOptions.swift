@@ -22,6 +22,7 @@ struct BenchOptions {
           --daemons LIST  daemon processes of each run, e.g. 1,2,4,8,16,32 (postgres-jobs; default 1,2,4)
           --backlog N     queued jobs beside the timed ones, all due (postgres-jobs; default 0)
           --done-rows N   done jobs of an earlier history in the table (postgres-jobs; default 10 × backlog)
+          --claim-window N  the daemons' claimWindow (postgres-jobs; default: theirs, max(8, 4 × jobs at once))
           --no-peer       leave PgQueuer out (postgres-jobs; by default it runs beside Lineup, in a
                           venv the benchmark makes with pip from PyPI)
           --fsync-jobs N  jobs of the throughput run with a fsynced spool (spool; default 10000)
@@ -55,6 +56,7 @@ struct BenchOptions {
     var backlog = 0
     var explicitDoneRows: Int?
     var comparesWithPeer = true
+    var claimWindow: Int?
     /// The done jobs of the history: ten a queued job of the backlog unless told.
     var doneRows: Int { explicitDoneRows ?? 10 * backlog }
     var bulkJobs = 100_000
@@ -121,6 +123,8 @@ struct BenchOptions {
                 options.backlog = try amount(for: argument)
             case "--done-rows":
                 options.explicitDoneRows = try amount(for: argument)
+            case "--claim-window":
+                options.claimWindow = try count(for: argument)
             case "--no-peer":
                 options.comparesWithPeer = false
             case "--fsync-jobs":

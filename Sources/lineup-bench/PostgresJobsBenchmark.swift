@@ -49,6 +49,7 @@ struct PostgresJobsBenchmark {
         let history = "backlog \(Format.grouped(options.backlog)), done rows \(Format.grouped(options.doneRows))"
         for count in options.databaseDaemons {
             let name = "daemons\(count)" + (options.backlog > 0 ? ".backlog\(options.backlog)" : "")
+                + (options.claimWindow.map { ".window\($0)" } ?? "")
             progress("postgres-jobs: Lineup, \(count) daemon process(es), \(Format.grouped(jobs)) jobs, \(history) …")
             let lineup = try runDaemons(count, server: server, directory: directory.appending(path: "daemons-\(count)"))
             progress("postgres-jobs: bare SKIP LOCKED loop, \(count) worker(s) …")
@@ -76,7 +77,7 @@ struct PostgresJobsBenchmark {
                             lineup: Format.groupedRate(lineup.jobsPerSecond), baseline: Format.groupedRate(pgqueuer),
                             ratio: Format.ratio(peerRatio), target: ">= 1", verdict: BenchSupport.verdict(peerRatio >= 1)))
                     table.results.append(
-                        "RESULT jobs.postgres.pgqueuer.workers\(count) lineup=\(Format.rate(lineup.jobsPerSecond))/s "
+                        "RESULT jobs.postgres.pgqueuer.workers\(count)\(options.claimWindow.map { ".window\($0)" } ?? "") lineup=\(Format.rate(lineup.jobsPerSecond))/s "
                             + "pgqueuer=\(Format.rate(pgqueuer))/s ratio=\(Format.ratio(peerRatio))")
                 } catch {
                     progress("postgres-jobs: PgQueuer failed: \(error)")
@@ -87,7 +88,7 @@ struct PostgresJobsBenchmark {
         }
         var notes = [
             "jobs: \(Format.grouped(jobs)) no-op jobs timed a run, in a new database's lineup_jobs with a \(history); every job due.",
-            "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each), from the resume of the paused kind until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most.",
+            "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each, claim window \(options.claimWindow.map(String.init) ?? "the default, max(8, 4 × jobs at once)")), from the resume of the paused kind until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most.",
             "baseline: K threads, each on its own connection, one transaction a job: UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1), then UPDATE … SET state = 'done', COMMIT.",
             "table_mb, indexes_mb, dead_tuples: lineup_jobs after the daemons' run (pg_table_size, pg_indexes_size, pg_stat_user_tables.n_dead_tup), autovacuum at its defaults.",
             "server: a cluster of the benchmark's own on 127.0.0.1 (fsync=off), on the same cores as the daemons; machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
@@ -163,7 +164,9 @@ struct PostgresJobsBenchmark {
         try JobDatabase(url: databaseURL, logger: BenchSupport.logger()).close()
         try prepareTable(server, database: database)
         let daemons = try (0..<count).map { number in
-            try BenchDaemonChild(databaseURL: databaseURL, root: try BenchSupport.makeDirectory(directory.appending(path: "daemon-\(number)")))
+            try BenchDaemonChild(
+                databaseURL: databaseURL, root: try BenchSupport.makeDirectory(directory.appending(path: "daemon-\(number)")),
+                claimWindow: options.claimWindow)
         }
         var stopped = false
         func stopAll() -> [BenchDaemonChild.Totals?] {

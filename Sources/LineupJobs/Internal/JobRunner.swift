@@ -196,10 +196,15 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         let configuration = settings.withLock { $0.configuration }
         let window = configuration.effectiveClaimWindow
         let filter = claimFilter(configuration)
-        while !isStopping, queuedTaskCount + dependencies.parkedOnJobsInHandCount < window, !isClaimingPaused, mayClaim() {
+        var inHand: Int { queuedTaskCount + dependencies.parkedOnJobsInHandCount }
+        // A storage whose claim is a round trip is asked once half the window is free, so that a
+        // statement claims half a window at least (see JobStorage.claimsInBatches).
+        if jobs.claimsInBatches, inHand > window / 2 { return }
+        while !isStopping, inHand < window, !isClaimingPaused, mayClaim() {
             let claimed: Storage.Held?
+            let room = window - inHand
             do {
-                claimed = try filter.map { try jobs.claimNext(filter: $0) } ?? jobs.claimNext()
+                claimed = try filter.map { try jobs.claimNext(filter: $0, upTo: room) } ?? jobs.claimNext(upTo: room)
             } catch {
                 logger.error("cannot claim a job", metadata: ["queue": "\(jobs.location)", "error": "\(error)"])
                 return

@@ -22,13 +22,22 @@ package protocol JobStorage: Sendable {
     /// Where the jobs are, for messages: the spool's path, or the database's URL.
     var location: String { get }
 
-    /// The next job that is due, claimed for this process; nil when none is.
-    func claimNext() throws -> Held?
+    /// Whether one claim costs a round trip that several jobs can share (a database: one
+    /// statement claims up to `limit` jobs), rather than a step a job (a spool: a rename each).
+    /// The runner asks a storage that claims in batches only once the jobs in its hands have
+    /// fallen to half its claim window, and then for the whole room: each statement takes half a
+    /// window of jobs or more, and the daemon never holds more than its window.
+    var claimsInBatches: Bool { get }
+
+    /// The next job that is due, claimed for this process; nil when none is. A storage that
+    /// claims in batches may claim up to `limit` jobs (the room of the runner's window) and hand
+    /// out the rest at the next calls.
+    func claimNext(upTo limit: Int) throws -> Held?
 
     /// The next job that is due and that `filter` lets through (nothing paused, no limit full),
-    /// claimed for this process; nil when none is. Called instead of ``claimNext()`` only while
-    /// something is paused or limited, so that the plain claim costs nothing more.
-    func claimNext(filter: ClaimFilter) throws -> Held?
+    /// claimed for this process; nil when none is. Called instead of ``claimNext(upTo:)`` only
+    /// while something is paused or limited, so that the plain claim costs nothing more.
+    func claimNext(filter: ClaimFilter, upTo limit: Int) throws -> Held?
 
     /// The kinds and queues paused now, sorted: the spool's `paused.json`, or the database's
     /// `lineup_paused`.

@@ -44,7 +44,10 @@ final class SpoolJobStorage: JobStorage {
 
     var location: String { spool.root.path }
 
-    func claimNext() throws -> ClaimedJob? {
+    /// One rename a job: a batch would save nothing.
+    var claimsInBatches: Bool { false }
+
+    func claimNext(upTo limit: Int) throws -> ClaimedJob? {
         try spool.claimNext()
     }
 
@@ -299,7 +302,7 @@ final class SpoolJobStorage: JobStorage {
 // MARK: - Pauses and limits
 
 extension SpoolJobStorage {
-    func claimNext(filter: ClaimFilter) throws -> ClaimedJob? {
+    func claimNext(filter: ClaimFilter, upTo limit: Int) throws -> ClaimedJob? {
         try spool.claimNext(admittingKind: filter.admits)
     }
 

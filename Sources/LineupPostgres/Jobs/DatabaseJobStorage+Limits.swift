@@ -26,12 +26,12 @@ extension DatabaseJobStorage {
     /// one-key lock).
     static let limitLockClass: Int32 = 0x6C69_6D74  // "limt"
 
-    func claimNext(filter: ClaimFilter) throws -> ClaimedRow? {
-        guard !filter.limits.isEmpty else { return try claimNext() }
-        return try claimNext { try claimBatchWithinLimits(filter) }
+    func claimNext(filter: ClaimFilter, upTo limit: Int) throws -> ClaimedRow? {
+        guard !filter.limits.isEmpty else { return try claimNext(upTo: limit) }
+        return try claimNext { try claimBatchWithinLimits(filter, upTo: batchSize(upTo: limit)) }
     }
 
-    private func claimBatchWithinLimits(_ filter: ClaimFilter) throws -> [ClaimedRow] {
+    private func claimBatchWithinLimits(_ filter: ClaimFilter, upTo claimBatch: Int) throws -> [ClaimedRow] {
         let limitedKinds = Set(filter.limits.keys.flatMap(filter.kinds(of:)))
         let kindsJSON = String(decoding: try JSONEncoder().encode(limitedKinds.sorted()), as: UTF8.self)
         let base: [StoreValue] = [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)]

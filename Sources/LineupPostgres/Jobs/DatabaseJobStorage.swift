@@ -54,8 +54,8 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// How long a claim statement takes, from the call to its rows: what a large backlog, or a
     /// prune, would slow.
     private let claimDuration = Metrics.Timer(label: "lineup_database_claim_duration_seconds", preferredDisplayUnit: .seconds)
-    /// How many jobs one claim statement takes at most.
-    let claimBatch: Int
+    /// How many jobs one claim statement takes at most, whatever room the runner has.
+    let maximumClaimBatch: Int
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
     /// no query.
     private let settled = Locked(SettledJobOutcomes())
@@ -69,14 +69,15 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     /// Registers this daemon in `lineup_daemons` with a lease of `lease`.
     init(
-        database: JobDatabase, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration, claimBatch: Int,
+        database: JobDatabase, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration,
+        maximumClaimBatch: Int = DatabaseJobStorage.maximumClaimBatch,
         logger: Logger, queueOfKind: [String: String] = [:],
         mustStop: @escaping @Sendable (DaemonError) -> Void
     ) throws {
-        precondition(claimBatch > 0, "a claim takes one job at least")
+        precondition(maximumClaimBatch > 0, "a claim takes one job at least")
         self.queueOfKindJSON = (try? JSONEncoder().encode(queueOfKind)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         self.database = database
-        self.claimBatch = claimBatch
+        self.maximumClaimBatch = maximumClaimBatch
         self.lease = lease
         self.poisonThreshold = poisonThreshold
         self.dependencyWaitTimeout = dependencyWaitTimeout
@@ -96,10 +97,14 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     var location: String { database.location }
 
-    /// As many jobs as the daemon runs at once, at most 16: a batch that a daemon cannot start
-    /// at once only keeps its jobs from the other daemons.
-    static func claimBatch(forConcurrentJobs jobs: Int) -> Int {
-        min(16, max(1, jobs))
+    /// The most jobs one claim statement takes: the runner asks for the room of its claim window
+    /// (``LineupJobs/DaemonConfiguration/effectiveClaimWindow``), which is what a daemon holds at
+    /// most, claimed ahead or running; this bounds one statement of a very wide window.
+    static let maximumClaimBatch = 64
+
+    /// A statement's batch when the runner has room for `limit` jobs.
+    func batchSize(upTo limit: Int) -> Int {
+        min(maximumClaimBatch, max(1, limit))
     }
 
     // MARK: - Waking and leasing
@@ -236,12 +241,15 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     // MARK: - Claiming and settling
 
-    /// Claims up to ``claimBatch`` due jobs in one statement when none is left of the last
-    /// batch: the runner claims while its window has room, and a round trip per job was most of
-    /// a claim's cost. The rest of a batch is held by this daemon until the runner asks for it
-    /// (or is given back at shutdown, ``releaseUnhandedClaims()``).
-    func claimNext() throws -> ClaimedRow? {
-        try claimNext(batch: claimBatchNow)
+    /// One statement claims as many due jobs as the runner has room for (`limit`, at most
+    /// ``maximumClaimBatch``), when none is left of the last batch: the coordinator waits for
+    /// the statement's round trip, which was most of a job's cost when a statement claimed two.
+    /// The rest of a batch is held by this daemon until the runner asks for it, in the same pass
+    /// of its claims (or is given back at shutdown, ``releaseUnhandedClaims()``).
+    var claimsInBatches: Bool { true }
+
+    func claimNext(upTo limit: Int) throws -> ClaimedRow? {
+        try claimNext { try claimBatchNow(batchSize(upTo: limit)) }
     }
 
     /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`.
@@ -262,7 +270,7 @@ final class DatabaseJobStorage: SharedJobQueue {
         return first
     }
 
-    private func claimBatchNow() throws -> [ClaimedRow] {
+    private func claimBatchNow(_ claimBatch: Int) throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
             try session.rows(JobTableStatements.claim(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)])
         }
