@@ -13,7 +13,7 @@ extension DatabaseDriver {
             let database = try JobDatabase(url: url, logger: logger)
             do {
                 return try DatabaseJobStorage(
-                    database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
+                    database: database, listenURL: configuration.listenDatabaseURL, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
                     dependencyWaitTimeout: configuration.dependencyWaitTimeout,
                     claimBatch: DatabaseJobStorage.claimBatch(forConcurrentJobs: configuration.totalConcurrency), logger: logger,
                     queueOfKind: configuration.queues.reduce(into: [:]) { map, queue in
