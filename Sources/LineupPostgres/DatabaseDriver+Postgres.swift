@@ -13,8 +13,9 @@ extension DatabaseDriver {
             let database = try JobDatabase(url: url, logger: logger)
             do {
                 return try DatabaseJobStorage(
-                    database: database, lease: configuration.lease, poisonThreshold: configuration.maxInterruptions,
-                    dependencyWaitTimeout: configuration.dependencyWaitTimeout, logger: logger,
+                    database: database, listenURL: configuration.listenDatabaseURL, lease: configuration.lease,
+                    poisonThreshold: configuration.maxInterruptions, dependencyWaitTimeout: configuration.dependencyWaitTimeout,
+                    logger: logger,
                     queueOfKind: configuration.queues.reduce(into: [:]) { map, queue in
                         for kind in queue.value.kinds { map[kind] = queue.key }
                     },

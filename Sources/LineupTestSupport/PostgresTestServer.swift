@@ -101,7 +101,7 @@ public final class PostgresTestServer: Sendable {
 
     /// The `psql` of the server's own version where there is one: `/usr/bin/psql` is Debian's
     /// wrapper, which picks a version of its own.
-    private var psqlExecutable: URL {
+    var psqlExecutable: URL {
         let pgCtl = binDirectory.appending(path: "pg_ctl")
         let candidates = [
             pgCtl.resolvingSymlinksInPath().deletingLastPathComponent().appending(path: "psql"),
@@ -158,7 +158,7 @@ public final class PostgresTestServer: Sendable {
     private static let runuser = ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"]
         .first(where: FileManager.default.isExecutableFile(atPath:)) ?? "/usr/sbin/runuser"
 
-    private static func handOverToServerUser(_ directory: URL) throws(PostgresTestServerError) {
+    static func handOverToServerUser(_ directory: URL) throws(PostgresTestServerError) {
         guard isRoot else { return }
         guard FileManager.default.isExecutableFile(atPath: runuser) else {
             throw PostgresTestServerError(
@@ -230,7 +230,7 @@ public final class PostgresTestServer: Sendable {
     }
 
     /// A port no socket of 127.0.0.1 uses, as the kernel picks one for a socket bound to port 0.
-    private static func unusedLoopbackPort() throws(PostgresTestServerError) -> Int {
+    static func unusedLoopbackPort() throws(PostgresTestServerError) -> Int {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -378,7 +378,7 @@ public final class PostgresTestServer: Sendable {
     }
 
     /// The end of the server's log, where the reason it failed is.
-    private static func logTail(of file: URL, maximumBytes: Int = 4_000) -> String {
+    static func logTail(of file: URL, maximumBytes: Int = 4_000) -> String {
         guard let handle = try? FileHandle(forReadingFrom: file) else { return "" }
         defer { try? handle.close() }
         guard let end = try? handle.seekToEnd() else { return "" }
@@ -395,7 +395,7 @@ public final class PostgresTestServer: Sendable {
 
     /// Runs one of PostgreSQL's programs, as the server's user, to its end and returns its exit
     /// status and its output (standard output and standard error together, as they came).
-    private static func run(
+    static func run(
         _ executable: URL, _ arguments: [String], in directory: URL
     ) throws(PostgresTestServerError) -> (status: Int32, output: String) {
         let commandLine = serverUserCommand(executable, arguments)
@@ -435,7 +435,7 @@ public final class PostgresTestServer: Sendable {
     /// when a socket the child inherits is closed, and the server and the watchdog, which
     /// outlive the program started, would keep it open, so `waitUntilExit` would wait for the
     /// server to stop. Here a child inherits no descriptor but the three it is given.
-    private static func spawn(
+    static func spawn(
         _ commandLine: [String], in directory: URL, output: Int32?
     ) throws(PostgresTestServerError) -> pid_t {
         // The shell changes the directory: posix_spawn's own chdir action is not in Swift's Glibc.
@@ -516,7 +516,7 @@ public final class PostgresTestServer: Sendable {
     #endif
 
     /// The exit status of a child, or 128 + the signal that ended it, as a shell reports it.
-    private static func waitForExit(of pid: pid_t) -> Int32 {
+    static func waitForExit(of pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
             guard errno == EINTR else { return -1 }
@@ -525,7 +525,7 @@ public final class PostgresTestServer: Sendable {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
-    private static func shellQuoted(_ word: String) -> String {
+    static func shellQuoted(_ word: String) -> String {
         "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -12,6 +12,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var database: String?
     @Option(help: "With --database: seconds this daemon's claims outlive its last heartbeat, after which other daemons take its jobs back (default 30).")
     var lease: Double?
+    @Option(help: "With --database: a PostgreSQL URL direct to the server, to listen on for new jobs (LISTEN) when --database goes through a pooler in transaction mode such as PgBouncer, where a LISTEN hears nothing (default: --database itself; polling finds jobs either way, later).")
+    var listenDatabase: String?
     @Option(help: "The spool directory (tmp/ new/ active/ done/ failed/).")
     var spool: String?
     @Option(help: "The directory job inputs are read from.")
@@ -73,6 +75,12 @@ struct DaemonOptions: ParsableArguments, Sendable {
                 throw ValidationError("--database \(PostgresConnectionSettings.redactedLocation(of: database)) is not a URL")
             }
             configuration.databaseURL = url
+        }
+        if let listenDatabase {
+            guard let url = PostgresConnectionSettings.url(libpqURL: listenDatabase) ?? URL(string: listenDatabase) else {
+                throw ValidationError("--listen-database \(PostgresConnectionSettings.redactedLocation(of: listenDatabase)) is not a URL")
+            }
+            configuration.listenDatabaseURL = url
         }
         if let lease { configuration.lease = try DaemonConfiguration.duration(seconds: lease, of: "--lease") }
         if let spool { configuration.spoolURL = URL(fileURLWithPath: spool, relativeTo: here).standardizedFileURL }

@@ -25,6 +25,14 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// host's intake: what arrives in its `new/` moves into the database. nil (the default): the
     /// store is ``storeURL`` and the jobs are the spool's.
     public var databaseURL: URL?
+    /// With ``databaseURL``: the database to listen on for new jobs (`LISTEN`), when that is not
+    /// ``databaseURL`` itself: a direct URL to the server, past a pooler in transaction mode
+    /// (PgBouncer's `pool_mode = transaction`), which hands each transaction whichever server
+    /// connection is free, so that a `LISTEN` made through it hears nothing. nil (the default):
+    /// the daemon listens on ``databaseURL``. Either way it also polls every ``rescanInterval``
+    /// (or a third of ``lease``, if sooner), so jobs are found without notifications too, only
+    /// later; a daemon whose notifications do not arrive says so in its log.
+    public var listenDatabaseURL: URL?
     /// With ``databaseURL``: how long this daemon's claims outlive its last heartbeat. When a
     /// daemon dies, its jobs are taken back by the others that long after (plus a poll). Default 30 s.
     public var lease: Duration
@@ -187,6 +195,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.allowedHosts = []
         self.otelEndpoint = nil
         self.limits = [:]
+        self.listenDatabaseURL = nil
     }
 
     /// The default of ``flushRowLimit``: a few chunks of an import (10,000 rows each), a few
@@ -240,6 +249,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         var names: [String] = []
         if differ(storeURL, other.storeURL) { names.append("store") }
         if databaseURL != other.databaseURL { names.append("database") }
+        if listenDatabaseURL != other.listenDatabaseURL { names.append("listenDatabase") }
         if lease != other.lease { names.append("lease") }
         if differ(spoolURL, other.spoolURL) { names.append("spool") }
         if differ(inputDirectory, other.inputDirectory) { names.append("input") }
@@ -328,6 +338,15 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if let databaseURL, databaseURL.scheme != "postgres", databaseURL.scheme != "postgresql" {
             throw invalid("`database` must be a PostgreSQL URL (postgres://user@host:port/database); found \(Self.withoutPassword(databaseURL))")
         }
+        if let listenDatabaseURL {
+            guard listenDatabaseURL.scheme == "postgres" || listenDatabaseURL.scheme == "postgresql" else {
+                throw invalid(
+                    "`listenDatabase` must be a PostgreSQL URL (postgres://user@host:port/database); found \(Self.withoutPassword(listenDatabaseURL))")
+            }
+            guard databaseURL != nil else {
+                throw invalid("`listenDatabase` needs `database`: it is where the daemon listens for the jobs of that database")
+            }
+        }
         var queuesByKind: [String: String] = [:]
         for (name, queue) in queues.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty, !queue.kinds.isEmpty, !queue.kinds.contains("") else {
@@ -409,6 +428,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// One line for the start-up log.
     public var summary: String {
         (databaseURL.map { "database=\(Self.withoutPassword($0)) lease=\(Self.seconds(lease))s " } ?? "store=\(storeURL.path) ")
+            + (listenDatabaseURL.map { "listenDatabase=\(Self.withoutPassword($0)) " } ?? "")
             + "spool=\(spoolURL.path) input=\(inputDirectory.path) "
             + "output=\(outputDirectory.path) concurrency=\(maxConcurrentJobs) "
             + "claimWindow=\(effectiveClaimWindow) flushInterval=\(Self.seconds(flushInterval))s "

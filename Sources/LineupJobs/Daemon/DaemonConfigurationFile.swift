@@ -25,6 +25,9 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     public var store: String?
     /// A PostgreSQL URL: the store and the jobs in that database (``DaemonConfiguration/databaseURL``).
     public var database: String?
+    /// A PostgreSQL URL to listen on for new jobs, past a pooler in transaction mode
+    /// (``DaemonConfiguration/listenDatabaseURL``).
+    public var listenDatabase: String?
     /// Seconds a claim outlives its daemon's last heartbeat (``DaemonConfiguration/lease``).
     public var lease: Double?
     /// The spool's root directory (``DaemonConfiguration/spoolURL``).
@@ -214,7 +217,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case store, database, lease, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
+        case store, database, listenDatabase, lease, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
             gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron,
@@ -222,7 +225,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
 
         var kind: ValueKind {
             switch self {
-            case .store, .database, .spool, .input, .output, .logLevel, .otelEndpoint: .string
+            case .store, .database, .listenDatabase, .spool, .input, .output, .logLevel, .otelEndpoint: .string
             case .concurrency, .claimWindow, .flushRowLimit, .flushJobLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold:
                 .wholeNumber
             case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
@@ -325,6 +328,10 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         result.storeURL = location(store, result.storeURL)
         if let database {
             result.databaseURL = PostgresConnectionSettings.url(libpqURL: database) ?? URL(string: database) ?? URL(fileURLWithPath: database)
+        }
+        if let listenDatabase {
+            result.listenDatabaseURL =
+                PostgresConnectionSettings.url(libpqURL: listenDatabase) ?? URL(string: listenDatabase) ?? URL(fileURLWithPath: listenDatabase)
         }
         result.lease = duration(lease, result.lease)
         result.spoolURL = location(spool, result.spoolURL)

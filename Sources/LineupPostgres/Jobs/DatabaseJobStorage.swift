@@ -28,6 +28,9 @@ import Metrics
 /// run again after its daemon died writes them again, as with the spool (imports upsert).
 final class DatabaseJobStorage: SharedJobQueue {
     let database: JobDatabase
+    /// Where the daemon listens for new jobs: the database's own URL, or a direct one past a
+    /// pooler in transaction mode (``LineupJobs/DaemonConfiguration/listenDatabaseURL``).
+    let listenURL: URL
     /// This daemon's row in `lineup_daemons`.
     let daemonID: Int64
     let lease: Duration
@@ -40,9 +43,9 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// flush met another daemon's rows.
     private let mustStop: @Sendable (DaemonError) -> Void
     /// Heartbeats, rescues and polls, on a queue of their own: never the coordinator's.
-    private let ticks = DispatchQueue(label: "lineup.jobs.lease")
+    let ticks = DispatchQueue(label: "lineup.jobs.lease")
     /// Whether the ticks go on (``start(pollInterval:hint:)`` to ``stop()``).
-    private let isTicking = Locked(false)
+    let isTicking = Locked(false)
     private let lastHeartbeat = Locked(ContinuousClock.now)
     private let listener = Locked<PostgresSession?>(nil)
     /// Jobs claimed in the last batch that the runner has not asked for yet.
@@ -67,9 +70,10 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// is lost with its connection), so that the runner's frequent asks cost a query only then.
     private let cancellationsMayWait = Locked(true)
 
-    /// Registers this daemon in `lineup_daemons` with a lease of `lease`.
+    /// Registers this daemon in `lineup_daemons` with a lease of `lease`; it will listen for new
+    /// jobs at `listenURL` (nil: the database's own URL).
     init(
-        database: JobDatabase, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration,
+        database: JobDatabase, listenURL: URL? = nil, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration,
         maximumClaimBatch: Int = DatabaseJobStorage.maximumClaimBatch,
         logger: Logger, queueOfKind: [String: String] = [:],
         mustStop: @escaping @Sendable (DaemonError) -> Void
@@ -77,6 +81,7 @@ final class DatabaseJobStorage: SharedJobQueue {
         precondition(maximumClaimBatch > 0, "a claim takes one job at least")
         self.queueOfKindJSON = (try? JSONEncoder().encode(queueOfKind)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         self.database = database
+        self.listenURL = listenURL ?? database.url
         self.maximumClaimBatch = maximumClaimBatch
         self.lease = lease
         self.poisonThreshold = poisonThreshold
@@ -114,12 +119,13 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// `hint` is called when jobs may be due.
     func start(pollInterval: Duration, hint: @escaping @Sendable () -> Void) {
         do {
-            let session = try PostgresSession.connect(to: database.url, logger: logger)
+            let session = try PostgresSession.connect(to: listenURL, logger: logger)
             try session.listen(to: JobDatabase.channel) { _ in hint() }
             try session.listen(to: JobDatabase.cancellationChannel) { [cancellationsMayWait] _ in
                 cancellationsMayWait.withLock { $0 = true }
             }
             listener.withLock { $0 = session }
+            checkNotificationsArrive(at: session, pollInterval: min(pollInterval, lease / 3))
         } catch {
             logger.warning("cannot listen for new jobs; polling only", metadata: ["database": "\(location)", "error": "\(error)"])
         }
