@@ -64,6 +64,7 @@ struct PostgresJobsBenchmark {
                     + "ratio=\(Format.ratio(ratio)) claims=\(lineup.claims) empty_claims=\(lineup.emptyClaims) "
                     + "claim_p99_ms=\(String(format: "%.2f", Double(lineup.claimP99Microseconds) / 1_000)) "
                     + "jobs_per_daemon=\(lineup.fewestJobs)..\(lineup.mostJobs) "
+                    + "connections_per_daemon=\(String(format: "%.1f", lineup.connectionsPerDaemon)) "
                     + "table_mb=\(lineup.size.tableMegabytes) indexes_mb=\(lineup.size.indexMegabytes) dead_tuples=\(lineup.size.deadTuples)")
             switch peer {
             case let .success(peer):
@@ -88,7 +89,7 @@ struct PostgresJobsBenchmark {
         }
         var notes = [
             "jobs: \(Format.grouped(jobs)) no-op jobs timed a run, in a new database's lineup_jobs with a \(history); every job due.",
-            "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each, claim window \(options.claimWindow.map(String.init) ?? "the default, max(8, 4 × jobs at once)")), from the resume of the paused kind until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most.",
+            "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each, claim window \(options.claimWindow.map(String.init) ?? "the default, max(8, 4 × jobs at once)")), from the resume of the paused kind until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most; connections_per_daemon: the server's connections to the database once all listened, over K.",
             "baseline: K threads, each on its own connection, one transaction a job: UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1), then UPDATE … SET state = 'done', COMMIT.",
             "table_mb, indexes_mb, dead_tuples: lineup_jobs after the daemons' run (pg_table_size, pg_indexes_size, pg_stat_user_tables.n_dead_tup), autovacuum at its defaults.",
             "server: a cluster of the benchmark's own on 127.0.0.1 (fsync=off), on the same cores as the daemons; machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
@@ -155,6 +156,8 @@ struct PostgresJobsBenchmark {
         var fewestJobs: Int
         var mostJobs: Int
         var size: TableSize
+        /// The server's connections to the database once every daemon listens, a daemon.
+        var connectionsPerDaemon: Double
     }
 
     private func runDaemons(_ count: Int, server: PostgresTestServer, directory: URL) throws -> DaemonsRun {
@@ -181,6 +184,10 @@ struct PostgresJobsBenchmark {
             guard !daemons.contains(where: \.hasEnded) else { throw BenchError(.lineup, "a bench daemon ended before it started (its error is above)") }
             Thread.sleep(forTimeInterval: 0.01)
         }
+        let connections = Double(
+            try server.psql(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                database: database)) ?? 0
         let expected = options.databaseJobs
         let began = MonotonicClock.now()
         _ = try server.psql("DELETE FROM lineup_paused; SELECT pg_notify('lineup_jobs', '')", database: database)
@@ -205,7 +212,7 @@ struct PostgresJobsBenchmark {
             claims: stoppedTotals.reduce(0) { $0 + $1.claims }, emptyClaims: stoppedTotals.reduce(0) { $0 + $1.emptyClaims },
             claimP99Microseconds: stoppedTotals.map(\.claimP99Microseconds).max() ?? 0,
             fewestJobs: stoppedTotals.map(\.acknowledged).min() ?? 0, mostJobs: stoppedTotals.map(\.acknowledged).max() ?? 0,
-            size: try tableSize(server, database: database))
+            size: try tableSize(server, database: database), connectionsPerDaemon: connections / Double(count))
     }
 
     // MARK: - The bare loop
