@@ -15,6 +15,7 @@ final class BenchDaemonChild: Sendable {
         var acknowledged: Int
         var claims: Int
         var emptyClaims: Int
+        var claimP50Microseconds: Int
         var claimP99Microseconds: Int
     }
 
@@ -69,7 +70,7 @@ final class BenchDaemonChild: Sendable {
             }
             state.totals = Totals(
                 acknowledged: fields["acknowledged"] ?? 0, claims: fields["claims"] ?? 0, emptyClaims: fields["empty"] ?? 0,
-                claimP99Microseconds: fields["claim_p99_us"] ?? 0)
+                claimP50Microseconds: fields["claim_p50_us"] ?? 0, claimP99Microseconds: fields["claim_p99_us"] ?? 0)
         default:
             break
         }

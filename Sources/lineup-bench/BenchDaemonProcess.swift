@@ -22,9 +22,10 @@ import Darwin
 ///
 ///     ready                                   the daemon runs and listens
 ///     acknowledged N                          N of its jobs are done in the table so far
-///     stopped acknowledged=N claims=C empty=E claim_p99_us=P
+///     stopped acknowledged=N claims=C empty=E claim_p50_us=M claim_p99_us=P
 ///                                             after SIGTERM: its totals, and the claim
-///                                             statements it ran (E found no job), with their p99
+///                                             statements it ran (E found no job), with their
+///                                             median and p99
 enum BenchDaemonProcess {
     static let subcommand = "postgres-jobs-daemon"
 
@@ -87,8 +88,9 @@ enum BenchDaemonProcess {
             }
             let claims = metrics.counter("lineup_database_claims_total")
             let empty = metrics.counter("lineup_database_claims_empty_total")
+            let p50 = metrics.percentile(0.5, of: "lineup_database_claim_duration_seconds").map { $0 / 1_000 } ?? 0
             let p99 = metrics.percentile(0.99, of: "lineup_database_claim_duration_seconds").map { $0 / 1_000 } ?? 0
-            say("stopped acknowledged=\(acknowledged.withLock { $0 }) claims=\(claims) empty=\(empty) claim_p99_us=\(p99)")
+            say("stopped acknowledged=\(acknowledged.withLock { $0 }) claims=\(claims) empty=\(empty) claim_p50_us=\(p50) claim_p99_us=\(p99)")
             exit(0)
         }
         dispatchMain()

@@ -62,6 +62,7 @@ struct PostgresJobsBenchmark {
             table.results.append(
                 "RESULT jobs.postgres.\(name) lineup=\(Format.rate(lineup.jobsPerSecond))/s baseline=\(Format.rate(baseline))/s "
                     + "ratio=\(Format.ratio(ratio)) claims=\(lineup.claims) empty_claims=\(lineup.emptyClaims) "
+                    + "claim_p50_ms=\(String(format: "%.2f", Double(lineup.claimP50Microseconds) / 1_000)) "
                     + "claim_p99_ms=\(String(format: "%.2f", Double(lineup.claimP99Microseconds) / 1_000)) "
                     + "jobs_per_daemon=\(lineup.fewestJobs)..\(lineup.mostJobs) "
                     + "connections_per_daemon=\(String(format: "%.1f", lineup.connectionsPerDaemon)) "
@@ -152,6 +153,8 @@ struct PostgresJobsBenchmark {
         var jobsPerSecond: Double
         var claims: Int
         var emptyClaims: Int
+        /// The median of the daemons' medians, and the highest of their p99s.
+        var claimP50Microseconds: Int
         var claimP99Microseconds: Int
         var fewestJobs: Int
         var mostJobs: Int
@@ -210,6 +213,7 @@ struct PostgresJobsBenchmark {
         return DaemonsRun(
             jobsPerSecond: Double(expected) / MonotonicClock.seconds(elapsed),
             claims: stoppedTotals.reduce(0) { $0 + $1.claims }, emptyClaims: stoppedTotals.reduce(0) { $0 + $1.emptyClaims },
+            claimP50Microseconds: stoppedTotals.map(\.claimP50Microseconds).sorted()[stoppedTotals.count / 2],
             claimP99Microseconds: stoppedTotals.map(\.claimP99Microseconds).max() ?? 0,
             fewestJobs: stoppedTotals.map(\.acknowledged).min() ?? 0, mostJobs: stoppedTotals.map(\.acknowledged).max() ?? 0,
             size: try tableSize(server, database: database), connectionsPerDaemon: connections / Double(count))
