@@ -43,7 +43,13 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// Whether the ticks go on (``start(pollInterval:hint:)`` to ``stop()``).
     private let isTicking = Locked(false)
     private let lastHeartbeat = Locked(ContinuousClock.now)
+    /// The connection that listens for new jobs and cancellation requests; made again by a tick
+    /// once the server dropped it (a restart, a failover), since its notifications stop with it.
     private let listener = Locked<PostgresSession?>(nil)
+    /// What the last flush acknowledged, if it threw: its COMMIT may have committed all the same
+    /// (the connection was lost during or right after it), and the next commit asks the database
+    /// before it writes anything again (``acknowledgementCommittedWithoutAnswer()``).
+    private let unansweredAcknowledgement = Locked<[AcknowledgedClaim]?>(nil)
     /// Jobs claimed in the last batch that the runner has not asked for yet.
     private let claimedAhead = Locked<[ClaimedRow]>([])
     /// How many jobs one claim statement takes at most.
@@ -101,12 +107,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// `hint` is called when jobs may be due.
     func start(pollInterval: Duration, hint: @escaping @Sendable () -> Void) {
         do {
-            let session = try PostgresSession.connect(to: database.url, logger: logger)
-            try session.listen(to: JobDatabase.channel) { _ in hint() }
-            try session.listen(to: JobDatabase.cancellationChannel) { [cancellationsMayWait] _ in
-                cancellationsMayWait.withLock { $0 = true }
-            }
-            listener.withLock { $0 = session }
+            try listen(hint: hint)
         } catch {
             logger.warning("cannot listen for new jobs; polling only", metadata: ["database": "\(location)", "error": "\(error)"])
         }
@@ -114,10 +115,43 @@ final class DatabaseJobStorage: SharedJobQueue {
         tick(every: min(pollInterval, lease / 3), hint: hint)
     }
 
+    /// Opens the listening connection and listens on both channels.
+    private func listen(hint: @escaping @Sendable () -> Void) throws {
+        let session = try PostgresSession.connect(to: database.url, logger: logger)
+        do {
+            try session.listen(to: JobDatabase.channel) { _ in hint() }
+            try session.listen(to: JobDatabase.cancellationChannel) { [cancellationsMayWait] _ in
+                cancellationsMayWait.withLock { $0 = true }
+            }
+        } catch {
+            session.close()
+            throw error
+        }
+        let replaced = listener.withLock { listener in
+            defer { listener = session }
+            return listener
+        }
+        replaced?.close()
+    }
+
+    /// Listens again when the listening connection is gone: a session makes its connection
+    /// again only for its next statement, and a listener runs none, so without this a server's
+    /// restart would leave the daemon on its polls alone for good.
+    private func listenAgainIfDropped(hint: @escaping @Sendable () -> Void) {
+        guard listener.withLock({ $0?.isConnected }) != true else { return }
+        do {
+            try listen(hint: hint)
+            logger.info("listening for new jobs again: the connection that listened was lost", metadata: ["database": "\(location)"])
+        } catch {
+            logger.warning("cannot listen for new jobs again; polling meanwhile", metadata: ["database": "\(location)", "error": "\(error)"])
+        }
+    }
+
     private func tick(every interval: Duration, hint: @escaping @Sendable () -> Void) {
         ticks.asyncAfter(deadline: .now() + interval.dispatchInterval) { [weak self] in
             guard let self, self.isTicking.withLock({ $0 }) else { return }
             self.renewLease()
+            self.listenAgainIfDropped(hint: hint)
             do {
                 try self.rescueExpiredClaims()
                 try self.failDependencyCycles()
@@ -467,8 +501,24 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// `done` commit together, or neither does. The jobs that tasks enqueued with their data go
     /// into the jobs table in that transaction too (see ``jobsTableRoute(_:)``), and so do those
     /// that flushes of other programs left in the store's outbox.
+    ///
+    /// A flush that threw may have committed all the same: the connection was lost during or
+    /// right after its COMMIT (a server's restart or failover). The next commit asks the database
+    /// first, before the writer writes what it still holds again (see
+    /// ``acknowledgementCommittedWithoutAnswer()``).
     func commit(_ jobs: [FinishedJob<ClaimedRow>], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
+        let started = ContinuousClock.now
+        switch Result(catching: { try acknowledgementCommittedWithoutAnswer() }) {
+        case let .failure(error):
+            // The database cannot tell yet (it is still down): nothing is written meanwhile.
+            return CommitOutcome(flush: .failure(error), filed: [])
+        case let .success(committed?):
+            return adoptCommittedWithoutAnswer(committed, of: jobs, container: container, since: started, logger: logger)
+        case .success(nil):
+            break
+        }
         var statements: [FlushStatement]
+        let acknowledged = jobs.map(AcknowledgedClaim.init)
         do {
             // The notification wakes the daemons for the jobs that waited for these (`after`).
             statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs), FlushStatement(JobDatabase.notification)]
@@ -477,17 +527,22 @@ final class DatabaseJobStorage: SharedJobQueue {
             return CommitOutcome(flush: .failure(error), filed: [])
         }
         let flush = Result { try container.flush(including: statements, routingOutbox: Self.jobsTableRoute) }
+        if case .failure = flush, !acknowledged.isEmpty {
+            unansweredAcknowledgement.withLock { $0 = acknowledged }
+        }
         if case let .success(report) = flush, report.messagesWritten > 0 {
             logger.info("jobs enqueued with the data inserted with the flush", metadata: ["jobs": "\(report.messagesWritten)"])
         }
         if case let .failure(error as StoreError) = flush {
             switch error.code {
             case .unexpectedRowCount:
+                unansweredAcknowledgement.withLock { $0 = nil }
                 mustStop(
                     DaemonError(
                         .leaseLost, path: location,
                         "a flush found jobs of its own taken back by other daemons; it was rolled back with their rows"))
             case .mergeConflict:
+                unansweredAcknowledgement.withLock { $0 = nil }
                 // The main context holds the conflicting rows and would offer them to every
                 // later flush: only giving the jobs back, unwritten, ends it.
                 mustStop(
@@ -506,6 +561,74 @@ final class DatabaseJobStorage: SharedJobQueue {
             }
         }
         return CommitOutcome(flush: flush, filed: Set(jobs.map(\.claimed.claim)))
+    }
+
+    /// One job of an acknowledgement: its row and the claim the acknowledgement settles.
+    struct AcknowledgedClaim: Encodable, Sendable {
+        let id: Int64
+        let claims: Int64
+        /// The runner's name of the claim (``ClaimedRow/claim``), not sent.
+        let claim: String
+
+        init(_ job: FinishedJob<ClaimedRow>) {
+            id = job.claimed.row
+            claims = job.claimed.claims
+            claim = job.claimed.claim
+        }
+
+        private enum CodingKeys: String, CodingKey { case id, claims }
+    }
+
+    /// Whether the last flush, which threw, committed all the same: its acknowledgement settled
+    /// its jobs as done under this daemon's claims, in the flush's one transaction, so one job so
+    /// settled shows that everything the flush wrote committed; none, that nothing did (a
+    /// server that crashed rolled it back; one that lives had it rolled back when the
+    /// connection went). nil when no flush's outcome is unknown, or it did not commit.
+    ///
+    /// A flush that threw without an acknowledgement (rows alone, from a row-limit flush) has no
+    /// such witness: its rows are written again, as a job run again writes its chunks again.
+    ///
+    /// - Throws: When the database cannot be asked; the question stays for the next commit.
+    private func acknowledgementCommittedWithoutAnswer() throws -> [AcknowledgedClaim]? {
+        guard let unanswered = unansweredAcknowledgement.withLock({ $0 }) else { return nil }
+        let settled = try database.sessions.withSession { session in
+            try session.rows(
+                """
+                SELECT count(*) FROM lineup_jobs AS j, jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer)
+                WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'done'
+                """, [try JobDatabase.jsonArgument(unanswered), .integer(daemonID)])
+        }
+        unansweredAcknowledgement.withLock { $0 = nil }
+        guard case let .integer(count)? = settled.first?.first, count > 0 else {
+            logger.info(
+                "a flush that failed did not commit; its jobs are acknowledged again",
+                metadata: ["database": "\(location)", "jobs": "\(unanswered.count)"])
+            return nil
+        }
+        return unanswered
+    }
+
+    /// Settles a flush whose transaction committed although it threw: the writer takes what it
+    /// holds as written, and the jobs it acknowledged are filed. The other jobs of `jobs` (those
+    /// that finished since) go with the next flush.
+    private func adoptCommittedWithoutAnswer(
+        _ committed: [AcknowledgedClaim], of jobs: [FinishedJob<ClaimedRow>], container: PersistentContainer,
+        since started: ContinuousClock.Instant, logger: Logger
+    ) -> CommitOutcome {
+        let rows = container.adoptFlushCommittedWithoutAnswer()
+        logger.warning(
+            "a flush that failed had committed all the same (its connection was lost at its COMMIT): its rows and jobs are taken as written, not written again",
+            metadata: ["database": "\(location)", "jobs": "\(committed.count)", "rows": "\(rows)"])
+        let filed = Set(committed.map(\.claim))
+        settled.withLock { outcomes in
+            for job in jobs where filed.contains(job.claimed.claim) {
+                if let id = job.report.id { outcomes.note(id, .done) }
+            }
+        }
+        let report = FlushReport(
+            rowsFromMain: 0, rowsWritten: rows, duration: ContinuousClock.now - started, mainContextDuration: .zero,
+            messagesWritten: 0)
+        return CommitOutcome(flush: .success(report), filed: filed)
     }
 
     /// What the flush's transaction runs for the jobs that tasks enqueued with their data: their
