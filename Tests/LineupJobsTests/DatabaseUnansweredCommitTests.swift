@@ -1,0 +1,74 @@
+import Foundation
+import LineupJobs
+import LineupPostgres
+import LineupSpool
+import LineupStore
+import LineupTestSupport
+import Logging
+import Testing
+
+/// A flush whose COMMIT committed but whose answer never came: the connection was lost during
+/// the COMMIT, as a server's restart or failover may cut it. Provoked for real, without a hook:
+/// the server of the test's own waits at each COMMIT for a synchronous standby that never comes,
+/// and the flush's backend is terminated while it waits. PostgreSQL then keeps the transaction,
+/// committed locally, and the daemon sees its connection closed in the middle of the COMMIT.
+@Suite(
+    .enabled(if: PostgresTestServer.isAvailable || PostgresTestServer.isRequired, "no PostgreSQL server here"),
+    .daemonTestTimeLimit)
+struct DatabaseUnansweredCommitTests {
+    @Test func aFlushThatCommittedWithoutAnswerIsTakenAsWrittenNotWrittenAgain() async throws {
+        let server = try PostgresTestServer.startPrivate()
+        defer { try? server.stop() }
+        let database = try server.createDatabase()
+        func psql(_ sql: String) throws -> String { try server.psql(sql, database: database) }
+        let harness = try DaemonHarness { configuration in
+            configuration.databaseURL = URL(string: server.url(database: database))!
+            configuration.lease = .seconds(600)
+        }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let entries = try (1...3).map { try harness.enqueue(["kind": "insert-rows", "count": .integer($0)]) }
+        for entry in entries { try await events.finished(entry.name) }
+
+        // Every COMMIT from here on waits for a standby named nowhere.
+        _ = try psql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
+        _ = try psql("SELECT pg_reload_conf()")
+        let unanswered = Task { try await harness.daemon.flush() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        var terminated = ""
+        while terminated != "t" {
+            try #require(ContinuousClock.now < deadline, "no flush waited at its COMMIT")
+            try await Task.sleep(for: .milliseconds(50))
+            terminated = try psql(
+                """
+                SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_stat_activity
+                WHERE wait_event = 'SyncRep' AND query = 'COMMIT'
+                """)
+        }
+        await #expect(throws: (any Error).self, "the flush's connection was lost in its COMMIT") {
+            try await unanswered.value
+        }
+        // What the server kept: the flush committed, rows and acknowledgement together.
+        #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "6")
+        #expect(try psql("SELECT state, count(*) FROM lineup_jobs GROUP BY state") == "done|3")
+        _ = try psql("ALTER SYSTEM RESET synchronous_standby_names")
+        _ = try psql("SELECT pg_reload_conf()")
+
+        // The next flush asks before it writes: the jobs are acknowledged, the rows not written
+        // twice, and the daemon goes on (no leaseLost stop, no unique-key failure).
+        let retried = try await harness.daemon.flush()
+        #expect(Set(retried.acknowledged) == Set(entries.map(\.name)))
+        #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "6")
+        let nothingLeft = try await harness.daemon.flush()
+        #expect(nothingLeft.rowsWritten == 0 && nothingLeft.acknowledged.isEmpty)
+
+        let later = try harness.enqueue(["kind": "insert-rows", "count": .integer(4)])
+        try await events.finished(later.name)
+        let next = try await harness.daemon.flush()
+        #expect(next.acknowledged == [later.name])
+        #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "10")
+        #expect(try psql("SELECT state, count(*) FROM lineup_jobs GROUP BY state") == "done|4")
+        try await harness.stop(run)
+        #expect(try psql("SELECT count(*) FROM lineup_daemons") == "0")
+    }
+}
