@@ -27,6 +27,7 @@ struct DatabaseUnansweredCommitTests {
         }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
+        defer { harness.daemon.requestShutdown() }
         let entries = try (1...3).map { try harness.enqueue(["kind": "insert-rows", "count": .integer($0)]) }
         for entry in entries { try await events.finished(entry.name) }
 
@@ -70,5 +71,63 @@ struct DatabaseUnansweredCommitTests {
         #expect(try psql("SELECT state, count(*) FROM lineup_jobs GROUP BY state") == "done|4")
         try await harness.stop(run)
         #expect(try psql("SELECT count(*) FROM lineup_daemons") == "0")
+    }
+
+    /// A claim is one statement: when its connection is lost as it commits, the jobs it claimed
+    /// run under this daemon in the table while the daemon holds none of them, and without the
+    /// claim's stamp they would wait there for as long as its lease lives (for ever, as its
+    /// heartbeats go on).
+    @Test func jobsOfAClaimThatCommittedWithoutAnswerRunOnTheDaemonThatClaimedThem() async throws {
+        let server = try PostgresTestServer.startPrivate()
+        defer { try? server.stop() }
+        let database = try server.createDatabase()
+        func psql(_ sql: String) throws -> String { try server.psql(sql, database: database) }
+        let harness = try DaemonHarness { configuration in
+            configuration.databaseURL = URL(string: server.url(database: database))!
+            configuration.lease = .seconds(600)
+        }
+        defer { harness.removeFiles() }
+        let (_, run) = try await harness.start()
+        defer { harness.daemon.requestShutdown() }
+        // Held back until every COMMIT waits for the standby that never comes.
+        _ = try psql("INSERT INTO lineup_paused (scope, name) VALUES ('kind', 'insert-rows')")
+        let entry = try harness.enqueue(["kind": "insert-rows", "count": .integer(2)])
+        let queued = ContinuousClock.now + .seconds(30)
+        while try psql("SELECT state FROM lineup_jobs") != "queued" {
+            try #require(ContinuousClock.now < queued, "the job never reached the table")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        _ = try psql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
+        _ = try psql("SELECT pg_reload_conf()")
+        // The daemon's ticks wait at their heartbeat's COMMIT now: a notification wakes its claim.
+        _ = try psql("SET synchronous_commit = local; DELETE FROM lineup_paused; SELECT pg_notify('lineup_jobs', '')")
+        let claimed = ContinuousClock.now + .seconds(30)
+        var terminated = ""
+        while terminated != "t" {
+            try #require(ContinuousClock.now < claimed, "no claim waited at its end")
+            try await Task.sleep(for: .milliseconds(50))
+            terminated = try psql(
+                """
+                SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_stat_activity
+                WHERE wait_event = 'SyncRep' AND query LIKE 'UPDATE lineup_jobs AS j SET state = ''running''%'
+                """)
+        }
+        _ = try psql("ALTER SYSTEM RESET synchronous_standby_names")
+        _ = try psql("SELECT pg_reload_conf()")
+        // The claim committed: the table says the daemon runs the job.
+        let daemonID = try psql("SELECT id FROM lineup_daemons")
+        #expect(try psql("SELECT state, claimed_by FROM lineup_jobs") == "running|\(daemonID)")
+
+        var acknowledged: [String] = []
+        let done = ContinuousClock.now + .seconds(30)
+        while !acknowledged.contains(entry.name) {
+            let row = try psql("SELECT state, claimed_by, claims FROM lineup_jobs")
+            try #require(ContinuousClock.now < done, "the job of the claim that lost its answer never ran: \(row)")
+            try await Task.sleep(for: .milliseconds(100))
+            acknowledged += try await harness.daemon.flush().acknowledged
+        }
+        #expect(try psql("SELECT state, claims, interruptions FROM lineup_jobs") == "done|1|0")
+        #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "2")
+        try await harness.stop(run)
     }
 }

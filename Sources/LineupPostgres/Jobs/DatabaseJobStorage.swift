@@ -50,6 +50,10 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// (the connection was lost during or right after it), and the next commit asks the database
     /// before it writes anything again (``acknowledgementCommittedWithoutAnswer()``).
     private let unansweredAcknowledgement = Locked<[AcknowledgedClaim]?>(nil)
+    /// The stamp of the last claim, if it threw: it may have claimed jobs all the same.
+    private let unansweredClaim = Locked<Int64?>(nil)
+    /// The stamp of the last claim (``nextClaimStamp()``).
+    private let lastClaimStamp = Locked<Int64>(0)
     /// Jobs claimed in the last batch that the runner has not asked for yet.
     private let claimedAhead = Locked<[ClaimedRow]>([])
     /// How many jobs one claim statement takes at most.
@@ -312,32 +316,86 @@ final class DatabaseJobStorage: SharedJobQueue {
         try claimNext(batch: claimBatchNow)
     }
 
-    /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`.
-    func claimNext(batch claimBatch: () throws -> [ClaimedRow]) throws -> ClaimedRow? {
+    /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`, which
+    /// gets the claim's stamp (`$4` of ``claimStatement(filter:limit:)``). A claim that threw
+    /// may have committed all the same (its connection lost during the statement, as a server's
+    /// restart may cut it): its jobs would be running under this daemon, which knows nothing of
+    /// them, for as long as its lease lives. The next claim takes them first, found by the stamp
+    /// (``jobsOfUnansweredClaim()``).
+    func claimNext(batch claimBatch: (_ stamp: StoreValue) throws -> [ClaimedRow]) throws -> ClaimedRow? {
         if let next = claimedAhead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             return next
         }
-        var batch = try claimBatch()
+        var batch = try jobsOfUnansweredClaim()
+        if batch.isEmpty {
+            let stamp = nextClaimStamp()
+            do {
+                batch = try claimBatch(.integer(stamp))
+            } catch {
+                unansweredClaim.withLock { $0 = stamp }
+                throw error
+            }
+        }
         guard !batch.isEmpty else { return nil }
         let first = batch.removeFirst()
         claimedAhead.withLock { $0 += batch }
         return first
     }
 
-    private func claimBatchNow() throws -> [ClaimedRow] {
+    private func claimBatchNow(stamp: StoreValue) throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
-            try session.rows(Self.claimStatement(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)])
+            try session.rows(Self.claimStatement(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp])
         }
         return decodeClaims(rows)
+    }
+
+    /// A stamp no other claim of this daemon has: the wall clock's microseconds, so that
+    /// `claimed_at` still tells when the job was claimed, made larger than the last.
+    private func nextClaimStamp() -> Int64 {
+        let now = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
+        return lastClaimStamp.withLock { last in
+            last = max(now, last + 1)
+            return last
+        }
+    }
+
+    /// The jobs that the last claim, which threw, claimed all the same: running under this
+    /// daemon and stamped with that claim's stamp. Empty when no claim's outcome is unknown.
+    ///
+    /// - Throws: When the database cannot be asked; the question stays for the next claim.
+    private func jobsOfUnansweredClaim() throws -> [ClaimedRow] {
+        guard let stamp = unansweredClaim.withLock({ $0 }) else { return [] }
+        let rows = try database.sessions.withSession { session in
+            try session.rows(
+                """
+                SELECT id, name, contents, claims, failed_attempts, interruptions, extract(epoch FROM not_before)::float8,
+                       priority::bigint
+                FROM lineup_jobs
+                WHERE claimed_by = $1 AND state = 'running' AND claimed_at = \(Self.claimStampTime("$2"))
+                """, [.integer(daemonID), .integer(stamp)])
+        }
+        unansweredClaim.withLock { $0 = nil }
+        if !rows.isEmpty {
+            logger.warning(
+                "a claim that failed had claimed jobs all the same (its connection was lost at its end): they run here",
+                metadata: ["database": "\(location)", "jobs": "\(rows.count)"])
+        }
+        return decodeClaims(rows)
+    }
+
+    /// The time a claim's stamp (microseconds since 1970, in parameter `parameter`) stands for.
+    private static func claimStampTime(_ parameter: String) -> String {
+        "to_timestamp(\(parameter)::bigint / 1000000.0)"
     }
 
     /// The claim: up to `limit` due jobs (`$2` by default) whose dependencies are settled and whose
     /// kind and queue are not paused (`lineup_paused`, read by the statement itself, so that no
     /// claim that starts after a pause commits takes one of its jobs), for daemon `$1`; `$3` is
-    /// ``queueOfKindJSON``. `filter` narrows it further with parameters from `$4` on.
+    /// ``queueOfKindJSON``, `$4` the claim's stamp (see ``claimNext(batch:)``), which becomes its
+    /// jobs' `claimed_at`. `filter` narrows it further with parameters from `$5` on.
     static func claimStatement(filter: String = "", limit: String = "$2") -> String {
         """
-        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
+        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = \(claimStampTime("$4")), claims = j.claims + 1
         FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
                   AND (c.after_ids = '{}' OR NOT EXISTS (
                       SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
