@@ -27,24 +27,24 @@ struct DatabaseUnansweredCommitTests {
         }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
-        defer { harness.daemon.requestShutdown() }
-        let entries = try (1...3).map { try harness.enqueue(["kind": "insert-rows", "count": .integer($0)]) }
-        for entry in entries { try await events.finished(entry.name) }
+        try await stoppingOnFailure(harness, run) {
+            let entries = try (1...3).map { try harness.enqueue(["kind": "insert-rows", "count": .integer($0)]) }
+            for entry in entries { try await events.finished(entry.name) }
 
-        // Every COMMIT from here on waits for a standby named nowhere.
-        _ = try psql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
-        _ = try psql("SELECT pg_reload_conf()")
-        let unanswered = Task { try await harness.daemon.flush() }
-        let deadline = ContinuousClock.now + .seconds(30)
-        var terminated = ""
-        while terminated != "t" {
-            try #require(ContinuousClock.now < deadline, "no flush waited at its COMMIT")
-            try await Task.sleep(for: .milliseconds(50))
-            terminated = try psql(
-                """
-                SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_stat_activity
-                WHERE wait_event = 'SyncRep' AND query = 'COMMIT'
-                """)
+            // Every COMMIT from here on waits for a standby named nowhere.
+            _ = try psql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
+            _ = try psql("SELECT pg_reload_conf()")
+            let unanswered = Task { try await harness.daemon.flush() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            var terminated = ""
+            while terminated != "t" {
+                try #require(ContinuousClock.now < deadline, "no flush waited at its COMMIT")
+                try await Task.sleep(for: .milliseconds(50))
+                terminated = try psql(
+                    """
+                    SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_stat_activity
+                    WHERE wait_event = 'SyncRep' AND query = 'COMMIT'
+                    """)
         }
         await #expect(throws: (any Error).self, "the flush's connection was lost in its COMMIT") {
             try await unanswered.value
@@ -69,14 +69,15 @@ struct DatabaseUnansweredCommitTests {
         #expect(next.acknowledged == [later.name])
         #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "10")
         #expect(try psql("SELECT state, count(*) FROM lineup_jobs GROUP BY state") == "done|4")
+        }
         try await harness.stop(run)
         #expect(try psql("SELECT count(*) FROM lineup_daemons") == "0")
     }
 
-    /// A claim is one statement: when its connection is lost as it commits, the jobs it claimed
-    /// run under this daemon in the table while the daemon holds none of them, and without the
-    /// claim's stamp they would wait there for as long as its lease lives (for ever, as its
-    /// heartbeats go on).
+    /// A claim is one statement in a transaction of its own: when its connection is lost as it
+    /// commits, the jobs it claimed run under this daemon in the table while the daemon holds
+    /// none of them, and without the claim's stamp they would wait there for as long as its
+    /// lease lives (for ever, as its heartbeats go on).
     @Test func jobsOfAClaimThatCommittedWithoutAnswerRunOnTheDaemonThatClaimedThem() async throws {
         let server = try PostgresTestServer.startPrivate()
         defer { try? server.stop() }
@@ -88,14 +89,14 @@ struct DatabaseUnansweredCommitTests {
         }
         defer { harness.removeFiles() }
         let (_, run) = try await harness.start()
-        defer { harness.daemon.requestShutdown() }
-        // Held back until every COMMIT waits for the standby that never comes.
-        _ = try psql("INSERT INTO lineup_paused (scope, name) VALUES ('kind', 'insert-rows')")
-        let entry = try harness.enqueue(["kind": "insert-rows", "count": .integer(2)])
-        let queued = ContinuousClock.now + .seconds(30)
-        while try psql("SELECT state FROM lineup_jobs") != "queued" {
-            try #require(ContinuousClock.now < queued, "the job never reached the table")
-            try await Task.sleep(for: .milliseconds(50))
+        try await stoppingOnFailure(harness, run) {
+            // Held back until every COMMIT waits for the standby that never comes.
+            _ = try psql("INSERT INTO lineup_paused (scope, name) VALUES ('kind', 'insert-rows')")
+            let entry = try harness.enqueue(["kind": "insert-rows", "count": .integer(2)])
+            let queued = ContinuousClock.now + .seconds(30)
+            while try psql("SELECT state FROM lineup_jobs") != "queued" {
+                try #require(ContinuousClock.now < queued, "the job never reached the table")
+                try await Task.sleep(for: .milliseconds(50))
         }
         _ = try psql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
         _ = try psql("SELECT pg_reload_conf()")
@@ -109,7 +110,7 @@ struct DatabaseUnansweredCommitTests {
             terminated = try psql(
                 """
                 SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_stat_activity
-                WHERE wait_event = 'SyncRep' AND query LIKE 'UPDATE lineup_jobs AS j SET state = ''running''%'
+                WHERE wait_event = 'SyncRep' AND query = 'COMMIT'
                 """)
         }
         _ = try psql("ALTER SYSTEM RESET synchronous_standby_names")
@@ -128,6 +129,19 @@ struct DatabaseUnansweredCommitTests {
         }
         #expect(try psql("SELECT state, claims, interruptions FROM lineup_jobs") == "done|1|0")
         #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "2")
+        }
         try await harness.stop(run)
+    }
+
+    /// Runs `body`; if it throws, stops the daemon before the server goes (the test's defers).
+    private func stoppingOnFailure(
+        _ harness: DaemonHarness, _ run: Task<Void, any Error>, _ body: () async throws -> Void
+    ) async throws {
+        do {
+            try await body()
+        } catch {
+            try? await harness.stop(run)
+            throw error
+        }
     }
 }

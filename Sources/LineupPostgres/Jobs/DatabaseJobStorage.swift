@@ -342,9 +342,14 @@ final class DatabaseJobStorage: SharedJobQueue {
         return first
     }
 
+    /// In a transaction of its own, though one statement: a statement on its own commits after
+    /// the server has sent its rows, so a crash in between would roll back a claim whose jobs
+    /// the daemon already runs. Its COMMIT's answer says that the claim holds.
     private func claimBatchNow(stamp: StoreValue) throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
-            try session.rows(Self.claimStatement(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp])
+            try session.transaction {
+                try session.rows(Self.claimStatement(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp])
+            }
         }
         return decodeClaims(rows)
     }
