@@ -100,6 +100,7 @@ let package = Package(
                 "LineupSpool",
                 "LineupJobs",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -235,6 +236,8 @@ let package = Package(
                 "CLibXML2",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                // A bench daemon's claim counts and times (BenchDaemonProcess).
+                .product(name: "Metrics", package: "swift-metrics"),
                 // The raw PostgreSQL baseline.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -32,6 +32,8 @@ import Metrics
 /// | `lineup_limit_running`, `lineup_limit_running_max` | gauge | `scope` |
 /// | `lineup_limit_claimed_in_period`, `lineup_limit_rate` | gauge | `scope` |
 /// | `lineup_limit_holding_back` (1 while the limit keeps due jobs queued) | gauge | `scope` |
+/// | `lineup_database_claims_total`, `lineup_database_claims_empty_total` (claim statements on a database's jobs table, and those that found no job) | counter | |
+/// | `lineup_database_claim_duration_seconds` (one claim statement, call to rows) | timer | |
 public final class DaemonMetrics: Sendable {
     /// Metric objects by kind: made once per kind, since a backend's factory call is not free.
     private struct ByKind {
@@ -85,6 +87,9 @@ public final class DaemonMetrics: Sendable {
         "lineup_limit_claimed_in_period": "Jobs of the limit's kind or queue claimed within its rate's period.",
         "lineup_limit_rate": "How many jobs of the limit's kind or queue may be claimed per period.",
         "lineup_limit_holding_back": "1 while the limit is used up and keeps due jobs queued.",
+        "lineup_database_claims_total": "Claim statements run on the database's jobs table (--database).",
+        "lineup_database_claims_empty_total": "Claim statements on the database's jobs table that found no job to claim.",
+        "lineup_database_claim_duration_seconds": "How long one claim statement on the database's jobs table took.",
     ]
 
     /// `exposition` (the Prometheus text format, as a registry writes it) with a `# HELP` line

@@ -7,9 +7,9 @@ struct BenchOptions {
 
         NAME: stack | postgres | postgres-jobs | spool | import | export | statistics | all
 
-        postgres is the stack benchmark on PostgreSQL, postgres-jobs the jobs of 1, 2 and 4
-        daemons on one database beside a bare SKIP LOCKED loop; both against a server they start
-        themselves (Debian's postgresql must be installed).
+        postgres is the stack benchmark on PostgreSQL, postgres-jobs the jobs of daemon processes
+        on one database beside a bare SKIP LOCKED loop and PgQueuer; both against a server they
+        start themselves (Debian's postgresql must be installed).
 
         options:
           --rows N        rows to insert (stack, postgres), or JournalEntry rows of the store (export,
@@ -18,7 +18,12 @@ struct BenchOptions {
           --flush MODE    background (default): a flush loop of its own, woken after every chunk
                           chunk: the importer flushes after every chunk and waits for the disk
           --jobs N        no-op jobs of the throughput run (spool; default 100000)
-          --db-jobs N     no-op jobs of each run (postgres-jobs; default 20000)
+          --db-jobs N     no-op jobs timed in each run (postgres-jobs; default 20000)
+          --daemons LIST  daemon processes of each run, e.g. 1,2,4,8,16,32 (postgres-jobs; default 1,2,4)
+          --backlog N     queued jobs beside the timed ones, all due (postgres-jobs; default 0)
+          --done-rows N   done jobs of an earlier history in the table (postgres-jobs; default 10 × backlog)
+          --no-peer       leave PgQueuer out (postgres-jobs; by default it runs beside Lineup, in a
+                          venv the benchmark makes with pip from PyPI)
           --fsync-jobs N  jobs of the throughput run with a fsynced spool (spool; default 10000)
           --bulk-jobs N   no-op jobs of the bulk run, all in one bulk file (spool; default 100000)
           --durability D  fsync | none | both (spool; default both)
@@ -46,6 +51,12 @@ struct BenchOptions {
     var jobs = 100_000
     var fsyncJobs = 10_000
     var databaseJobs = 20_000
+    var databaseDaemons = [1, 2, 4]
+    var backlog = 0
+    var explicitDoneRows: Int?
+    var comparesWithPeer = true
+    /// The done jobs of the history: ten a queued job of the backlog unless told.
+    var doneRows: Int { explicitDoneRows ?? 10 * backlog }
     var bulkJobs = 100_000
     var durabilities: [SpoolDurabilityChoice] = [.none, .fsync]
     var pickupJobs = 2_000
@@ -74,6 +85,13 @@ struct BenchOptions {
             }
             return number
         }
+        func amount(for option: String) throws -> Int {
+            let text = try value(for: option)
+            guard let number = Int(text.replacingOccurrences(of: "_", with: "")), number >= 0 else {
+                throw BenchError(.usage, "\(option) needs a whole number, 0 or more, not \(text)")
+            }
+            return number
+        }
         while let argument = remaining.popFirst() {
             switch argument {
             case "-h", "--help":
@@ -92,6 +110,19 @@ struct BenchOptions {
                 options.jobs = try count(for: argument)
             case "--db-jobs":
                 options.databaseJobs = try count(for: argument)
+            case "--daemons":
+                let text = try value(for: argument)
+                let counts = text.split(separator: ",").map { Int($0) }
+                guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                    throw BenchError(.usage, "--daemons needs positive whole numbers separated by commas, not \(text)")
+                }
+                options.databaseDaemons = counts.compactMap { $0 }
+            case "--backlog":
+                options.backlog = try amount(for: argument)
+            case "--done-rows":
+                options.explicitDoneRows = try amount(for: argument)
+            case "--no-peer":
+                options.comparesWithPeer = false
             case "--fsync-jobs":
                 options.fsyncJobs = try count(for: argument)
             case "--bulk-jobs":

@@ -160,11 +160,12 @@ struct MigrateCommandTests {
                     result.standardOutput == """
                         store schema, \(url): version 1; latest 2; 1 pending
                           2  outbox of jobs enqueued with the data
-                        job-table schema, \(url): version 1 (tables made before versions were recorded); latest 5; 4 pending
+                        job-table schema, \(url): version 1 (tables made before versions were recorded); latest 6; 5 pending
                           2  queued jobs stored as queued
                           3  job priorities and unique periods
                           4  paused kinds and queues, rate-limited claims
                           5  cancellation requests
+                          6  indexes for long histories
 
                         """)
 
@@ -180,7 +181,7 @@ struct MigrateCommandTests {
                         CREATE TABLE lineup_outbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, channel TEXT NOT NULL, key TEXT COLLATE "C" NOT NULL UNIQUE, body BYTEA NOT NULL);
                         INSERT INTO lineup_metadata (key, value) VALUES ('format_version', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
                         COMMIT;
-                        -- job-table schema of \(url): version 1 to 5
+                        -- job-table schema of \(url): version 1 to 6
                         BEGIN;
                         SELECT pg_advisory_xact_lock(30515220354265194);
                         CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -225,14 +226,19 @@ struct MigrateCommandTests {
                         -- 5: cancellation requests
                         ALTER TABLE lineup_jobs ADD COLUMN cancel_requested_at TIMESTAMPTZ;
                         INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 5, 'cancellation requests');
+                        -- 6: indexes for long histories
+                        CREATE INDEX lineup_jobs_done_finished ON lineup_jobs (finished_at) WHERE state = 'done';
+                        DROP INDEX lineup_jobs_waiting;
+                        CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state IN ('queued', 'running') AND after_ids <> '{}';
+                        INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 6, 'indexes for long histories');
                         COMMIT;
 
                         """, "\(result.standardOutput)")
                 #expect(try snapshot(server, database) == before, "a dry run changes nothing")
 
-                result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "6"])
+                result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "7"])
                 #expect(result.termination == .exited(1))
-                #expect(result.standardError.contains("\(url): there is no job-table schema version 6; this Lineup knows up to 5"))
+                #expect(result.standardError.contains("\(url): there is no job-table schema version 7; this Lineup knows up to 6"))
                 #expect(try snapshot(server, database) == before)
 
                 result = try await sandbox.lineup(["migrate", "up", "--database", url])
@@ -241,21 +247,22 @@ struct MigrateCommandTests {
                     result.standardOutput == """
                         store schema, \(url): migrated from version 1 to 2
                           ran 2  outbox of jobs enqueued with the data
-                        job-table schema, \(url): migrated from version 1 to 5
+                        job-table schema, \(url): migrated from version 1 to 6
                           ran 2  queued jobs stored as queued
                           ran 3  job priorities and unique periods
                           ran 4  paused kinds and queues, rate-limited claims
                           ran 5  cancellation requests
+                          ran 6  indexes for long histories
 
                         """)
                 #expect(try server.psql("SELECT name, state FROM lineup_jobs", database: database) == "old|queued")
-                #expect(try server.psql("SELECT line, version FROM lineup_migrations ORDER BY version", database: database) == "jobs|2\njobs|3\njobs|4\njobs|5")
+                #expect(try server.psql("SELECT line, version FROM lineup_migrations ORDER BY version", database: database) == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6")
 
                 result = try await sandbox.lineup(["migrate", "status", "--database", url, "--schema", "jobs"])
-                #expect(result.standardOutput == "job-table schema, \(url): version 5; latest 5; up to date\n")
+                #expect(result.standardOutput == "job-table schema, \(url): version 6; latest 6; up to date\n")
                 result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "1"])
                 #expect(result.termination == .exited(1))
-                #expect(result.standardError.contains("\(url) has job-table schema version 5, past 1: migrations only go forward"))
+                #expect(result.standardError.contains("\(url) has job-table schema version 6, past 1: migrations only go forward"))
             }
         }
 
@@ -271,23 +278,24 @@ struct MigrateCommandTests {
                 #expect(
                     result.standardOutput == """
                         store schema, \(url): no store yet; nothing to run
-                        job-table schema, \(url): migrated from version 0 to 5
+                        job-table schema, \(url): migrated from version 0 to 6
                           ran 1  job and daemon tables
                           ran 2  queued jobs stored as queued
                           ran 3  job priorities and unique periods
                           ran 4  paused kinds and queues, rate-limited claims
                           ran 5  cancellation requests
+                          ran 6  indexes for long histories
 
                         """)
-                _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 6, 'later')", database: database)
+                _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 7, 'later')", database: database)
 
                 result = try await sandbox.lineup(["migrate", "status", "--database", url, "--schema", "jobs"])
-                #expect(result.standardOutput == "job-table schema, \(url): version 6; latest 5; NEWER than this Lineup knows: upgrade Lineup to use it\n")
+                #expect(result.standardOutput == "job-table schema, \(url): version 7; latest 6; NEWER than this Lineup knows: upgrade Lineup to use it\n")
                 for arguments in [["migrate", "up", "--database", url], ["status", "--database", url], ["enqueue", "statistics", "--database", url]] {
                     result = try await sandbox.lineup(arguments)
                     #expect(result.termination == .exited(1), "\(arguments)")
                     #expect(
-                        result.standardError.contains("\(url) has job-table schema version 6; this Lineup knows up to 5: upgrade Lineup"),
+                        result.standardError.contains("\(url) has job-table schema version 7; this Lineup knows up to 6: upgrade Lineup"),
                         "\(arguments): \(result.standardError)")
                 }
                 #expect(try server.psql("SELECT count(*) FROM lineup_jobs", database: database) == "0")

@@ -6,7 +6,7 @@ import LineupStore
 /// Pauses and limits on the jobs table, kept by the claim across every daemon.
 ///
 /// **Pauses** are rows of `lineup_paused`: every claim statement excludes their jobs (see
-/// ``DatabaseJobStorage/claimStatement(filter:limit:)``), so a pause binds every daemon from the
+/// ``JobTableStatements/claim(filter:limit:)``), so a pause binds every daemon from the
 /// moment it commits, whatever a daemon has read of it.
 ///
 /// **Limits.** The plain claim leaves out every kind that a limit covers. Those are claimed in a
@@ -40,7 +40,9 @@ extension DatabaseJobStorage {
         let base: [StoreValue] = [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp]
         let rows = try database.sessions.withSession { session -> [[StoreValue]] in
             var rows = try session.rows(
-                Self.claimStatement(filter: "AND (c.kind IS NULL OR c.kind <> ALL(ARRAY(SELECT jsonb_array_elements_text($5::jsonb))))"),
+                JobTableStatements.claim(
+                    filter: "AND (c.kind IS NULL OR c.kind <> ALL(ARRAY(SELECT jsonb_array_elements_text($5::jsonb))))",
+                    claimedAt: Self.claimStampTime("$4")),
                 base + [.text(kindsJSON)])
             guard rows.count < claimBatch else { return rows }
             try session.transaction {
@@ -82,7 +84,9 @@ extension DatabaseJobStorage {
             }
         }
         let rows = try session.rows(
-            Self.claimStatement(filter: "AND c.kind = $5", limit: "LEAST($2, \(rooms.joined(separator: ", ")))"), arguments)
+            JobTableStatements.claim(
+                filter: "AND c.kind = $5", limit: "LEAST($2, \(rooms.joined(separator: ", ")))", claimedAt: Self.claimStampTime("$4")),
+            arguments)
         guard !rows.isEmpty else { return [] }
         for (scope, limit) in covering {
             guard let rate = limit.rate else { continue }

@@ -5,6 +5,7 @@ import LineupSpool
 import LineupStore
 import Logging
 import LineupJobs
+import Metrics
 
 /// One daemon's claims on the jobs of a ``JobDatabase``: claimed with `FOR UPDATE SKIP LOCKED`,
 /// held under the daemon's lease, and acknowledged in the transaction of the flush that writes
@@ -56,6 +57,13 @@ final class DatabaseJobStorage: SharedJobQueue {
     private let lastClaimStamp = Locked<Int64>(0)
     /// Jobs claimed in the last batch that the runner has not asked for yet.
     private let claimedAhead = Locked<[ClaimedRow]>([])
+    /// Claim statements run, and those that found no job: how many claims a notification or a
+    /// poll costs the database in vain (a notification wakes every daemon that listens).
+    private let claimRounds = Counter(label: "lineup_database_claims_total")
+    private let emptyClaimRounds = Counter(label: "lineup_database_claims_empty_total")
+    /// How long a claim statement takes, from the call to its rows: what a large backlog, or a
+    /// prune, would slow.
+    private let claimDuration = Metrics.Timer(label: "lineup_database_claim_duration_seconds", preferredDisplayUnit: .seconds)
     /// How many jobs one claim statement takes at most.
     let claimBatch: Int
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
@@ -226,19 +234,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// interrupted too often).
     func rescueExpiredClaims() throws {
         try database.sessions.withSession { session in
-            let rescued = try session.rows(
-                """
-                WITH expired AS (DELETE FROM lineup_daemons WHERE lease_expires_at < now() RETURNING id)
-                UPDATE lineup_jobs SET
-                    interruptions = interruptions + 1,
-                    state = CASE WHEN interruptions + 1 > $1 THEN 'failed' ELSE 'queued' END,
-                    finished_at = CASE WHEN interruptions + 1 > $1 THEN now() END,
-                    reason = CASE WHEN interruptions + 1 > $1 THEN
-                        name || '.job.json: poison: the daemons running it stopped ' || (interruptions + 1)
-                        || ' times (poisonThreshold ' || $1 || '); not run again' ELSE reason END
-                WHERE state = 'running' AND claimed_by IN (SELECT id FROM expired)
-                RETURNING id, name, state
-                """, [.integer(Int64(poisonThreshold))])
+            let rescued = try session.rows(JobTableStatements.rescue, [.integer(Int64(poisonThreshold))])
             if !rescued.isEmpty {
                 try session.execute(JobDatabase.notification)
                 for row in rescued {
@@ -255,24 +251,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// cycle as the spool's runner sees it at claim time.
     func failDependencyCycles() throws {
         try database.sessions.withSession { session in
-            let failed = try session.rows(
-                """
-                WITH RECURSIVE walk(start, id, path) AS (
-                    SELECT j.id, d.id, ARRAY[j.id]
-                    FROM lineup_jobs AS j JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'queued'
-                    WHERE j.state = 'queued' AND j.after_ids <> '{}'
-                  UNION ALL
-                    SELECT w.start, d.id, w.path || w.id
-                    FROM walk AS w JOIN lineup_jobs AS j ON j.id = w.id
-                         JOIN lineup_jobs AS d ON d.job_id = ANY(j.after_ids) AND d.state = 'queued'
-                    WHERE w.id <> ALL(w.path)
-                )
-                UPDATE lineup_jobs SET state = 'failed', finished_at = now(),
-                    reason = name || '.job.json: dependency cycle: job ' || COALESCE(job_id, name)
-                        || ' waits, through `after`, for jobs that wait for it'
-                WHERE state = 'queued' AND id IN (SELECT start FROM walk WHERE id = start)
-                RETURNING name
-                """)
+            let failed = try session.rows(JobTableStatements.dependencyCycles)
             for row in failed {
                 logger.error("job failed: a dependency cycle", metadata: ["job": "\(row[0])"])
             }
@@ -285,20 +264,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// a dependency that may be enqueued a moment later.
     func failUnknownDependencies() throws {
         try database.sessions.withSession { session in
-            let failed = try session.rows(
-                """
-                UPDATE lineup_jobs AS j SET state = 'failed', finished_at = now(),
-                    reason = j.name || '.job.json: unknown dependency: no job with id ' || missing.ids
-                        || ' (named in `after`) was queued, running, done or failed within ' || $1 || ' s'
-                FROM (SELECT c.id, string_agg(dependency.id, ', ' ORDER BY dependency.id) AS ids
-                      FROM lineup_jobs AS c CROSS JOIN LATERAL unnest(c.after_ids) AS dependency(id)
-                      WHERE c.state = 'queued' AND c.after_ids <> '{}'
-                        AND c.enqueued_at < now() - make_interval(secs => $1)
-                        AND NOT EXISTS (SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id)
-                      GROUP BY c.id) AS missing
-                WHERE j.id = missing.id AND j.state = 'queued'
-                RETURNING j.name
-                """, [.real(DaemonConfiguration.seconds(dependencyWaitTimeout))])
+            let failed = try session.rows(JobTableStatements.unknownDependencies, [.real(DaemonConfiguration.seconds(dependencyWaitTimeout))])
             for row in failed {
                 logger.error("job failed: it waits for a job that was never enqueued", metadata: ["job": "\(row[0])"])
             }
@@ -317,7 +283,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     }
 
     /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`, which
-    /// gets the claim's stamp (`$4` of ``claimStatement(filter:limit:)``). A claim that threw
+    /// gets the claim's stamp (its jobs' `claimed_at`, see ``claimStampTime(_:)``). A claim that threw
     /// may have committed all the same (its connection lost during the statement, as a server's
     /// restart may cut it): its jobs would be running under this daemon, which knows nothing of
     /// them, for as long as its lease lives. The next claim takes them first, found by the stamp
@@ -329,14 +295,20 @@ final class DatabaseJobStorage: SharedJobQueue {
         var batch = try jobsOfUnansweredClaim()
         if batch.isEmpty {
             let stamp = nextClaimStamp()
+            let began = ContinuousClock.now
             do {
                 batch = try claimBatch(.integer(stamp))
             } catch {
                 unansweredClaim.withLock { $0 = stamp }
                 throw error
             }
+            claimDuration.record(duration: ContinuousClock.now - began)
+            claimRounds.increment()
+            guard !batch.isEmpty else {
+                emptyClaimRounds.increment()
+                return nil
+            }
         }
-        guard !batch.isEmpty else { return nil }
         let first = batch.removeFirst()
         claimedAhead.withLock { $0 += batch }
         return first
@@ -348,7 +320,9 @@ final class DatabaseJobStorage: SharedJobQueue {
     private func claimBatchNow(stamp: StoreValue) throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
             try session.transaction {
-                try session.rows(Self.claimStatement(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp])
+                try session.rows(
+                    JobTableStatements.claim(claimedAt: Self.claimStampTime("$4")),
+                    [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp])
             }
         }
         return decodeClaims(rows)
@@ -388,31 +362,10 @@ final class DatabaseJobStorage: SharedJobQueue {
         return decodeClaims(rows)
     }
 
-    /// The time a claim's stamp (microseconds since 1970, in parameter `parameter`) stands for.
-    private static func claimStampTime(_ parameter: String) -> String {
+    /// The time a claim's stamp (microseconds since 1970, in parameter `parameter`) stands for:
+    /// what a claim sets its jobs' `claimed_at` to (``JobTableStatements/claim(filter:limit:claimedAt:)``).
+    static func claimStampTime(_ parameter: String) -> String {
         "to_timestamp(\(parameter)::bigint / 1000000.0)"
-    }
-
-    /// The claim: up to `limit` due jobs (`$2` by default) whose dependencies are settled and whose
-    /// kind and queue are not paused (`lineup_paused`, read by the statement itself, so that no
-    /// claim that starts after a pause commits takes one of its jobs), for daemon `$1`; `$3` is
-    /// ``queueOfKindJSON``, `$4` the claim's stamp (see ``claimNext(batch:)``), which becomes its
-    /// jobs' `claimed_at`. `filter` narrows it further with parameters from `$5` on.
-    static func claimStatement(filter: String = "", limit: String = "$2") -> String {
-        """
-        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = \(claimStampTime("$4")), claims = j.claims + 1
-        FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
-                  AND (c.after_ids = '{}' OR NOT EXISTS (
-                      SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
-                          SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
-                  AND NOT EXISTS (SELECT 1 FROM lineup_paused AS p
-                      WHERE (p.scope = 'kind' AND p.name = c.kind) OR (p.scope = 'queue' AND p.name = $3::jsonb ->> c.kind))
-                  \(filter)
-              ORDER BY priority, not_before, id LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS due
-        WHERE j.id = due.id
-        RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
-                  extract(epoch FROM j.not_before)::float8, j.priority::bigint
-        """
     }
 
     /// The claimed rows, in the queue's order.
@@ -487,11 +440,7 @@ final class DatabaseJobStorage: SharedJobQueue {
         }) else { return [] }
         do {
             return try database.sessions.withSession { session in
-                try session.rows(
-                    """
-                    SELECT name FROM lineup_jobs
-                    WHERE claimed_by = $1 AND state = 'running' AND cancel_requested_at IS NOT NULL ORDER BY id
-                    """, [.integer(daemonID)]
+                try session.rows(JobTableStatements.cancellationRequests, [.integer(daemonID)]
                 ).compactMap(\.[0].textIfPresent)
             }
         } catch {
@@ -536,7 +485,7 @@ final class DatabaseJobStorage: SharedJobQueue {
         try database.sessions.withSession { session in
             try session.transaction {
                 let changed = try session.execute(
-                    "UPDATE lineup_jobs SET \(assignments) WHERE id = $1 AND claims = $2 AND claimed_by = $3 AND state = 'running'",
+                    JobTableStatements.settle(assignments),
                     [.integer(job.row), .integer(job.claims), .integer(daemonID)] + arguments)
                 guard changed == 1 else {
                     throw DaemonError(
@@ -583,8 +532,13 @@ final class DatabaseJobStorage: SharedJobQueue {
         var statements: [FlushStatement]
         let acknowledged = jobs.map(AcknowledgedClaim.init)
         do {
-            // The notification wakes the daemons for the jobs that waited for these (`after`).
-            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs), FlushStatement(JobDatabase.notification)]
+            statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs)]
+            // Wakes the daemons for the jobs that wait for these (`after`), if any does: a
+            // notification on every flush of every daemon had each of them claim in vain.
+            let ids = jobs.compactMap(\.report.id)
+            if !ids.isEmpty {
+                statements.append(FlushStatement(JobTableStatements.notifyWaiters, arguments: [try JobDatabase.jsonArgument(ids)]))
+            }
             statements += try outboxLeftovers(in: container, logger: logger)
         } catch {
             return CommitOutcome(flush: .failure(error), filed: [])
@@ -734,11 +688,7 @@ final class DatabaseJobStorage: SharedJobQueue {
             Acknowledged(id: job.claimed.row, claims: job.claimed.claims, report: String(decoding: try job.report.encoded(), as: UTF8.self))
         }
         return FlushStatement(
-            """
-            UPDATE lineup_jobs AS j SET state = 'done', finished_at = now(), report = v.report
-            FROM jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer, report text)
-            WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'running'
-            """,
+            JobTableStatements.acknowledgement,
             arguments: [try JobDatabase.jsonArgument(rows), .integer(daemonID)],
             expectedRowCount: jobs.count)
     }

@@ -237,18 +237,26 @@ public final class JobDatabase: Sendable {
     /// Deletes the done jobs that finished before `cutoff`, but for those that a queued or
     /// running job names in its `after` (its claim reads them); returns how many went. Failed
     /// jobs stay, as in a spool, until they are retried.
+    ///
+    /// It deletes in transactions of at most `batchSize` rows, oldest first, until none is left:
+    /// one statement over millions of rows would hold their locks, and keep vacuum from every
+    /// dead row of the table, for as long as it ran. A batch locks only done rows, which no claim
+    /// reads, and skips those another daemon's prune holds.
     @discardableResult
-    public func pruneDone(finishedBefore cutoff: Date) throws -> Int {
-        try sessions.withSession { session in
-            try session.execute(
-                """
-                DELETE FROM lineup_jobs AS j WHERE j.state = 'done' AND j.finished_at < to_timestamp($1)
-                    AND NOT (j.job_id IS NOT NULL AND EXISTS (
-                        SELECT 1 FROM lineup_jobs AS w
-                        WHERE w.state IN ('queued', 'running') AND j.job_id = ANY(w.after_ids)))
-                """, [.real(cutoff.timeIntervalSince1970)])
+    public func pruneDone(finishedBefore cutoff: Date, batchSize: Int = JobDatabase.pruneBatchSize) throws -> Int {
+        precondition(batchSize > 0, "a prune's batch deletes one row at least")
+        var removed = 0
+        while true {
+            let batch = try sessions.withSession { session in
+                try session.execute(JobTableStatements.prune, [.real(cutoff.timeIntervalSince1970), .integer(Int64(batchSize))])
+            }
+            removed += batch
+            if batch < batchSize { return removed }
         }
     }
+
+    /// How many done jobs one transaction of ``pruneDone(finishedBefore:batchSize:)`` deletes.
+    public static let pruneBatchSize = 1_000
 
     /// How the job with this id was settled (done wins over failed, as in a spool); nil when no
     /// job with it is done or failed.

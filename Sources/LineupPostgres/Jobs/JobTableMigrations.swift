@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1, version2, version3, version4, version5],
+        subject: subject, migrations: [version1, version2, version3, version4, version5, version6],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -156,6 +156,23 @@ package enum JobTableMigrations {
         version: 5, name: "cancellation requests",
         statements: [
             "ALTER TABLE lineup_jobs ADD COLUMN cancel_requested_at TIMESTAMPTZ"
+        ])
+
+    /// A table with a long history (issue 35): pruning found the done jobs past their retention
+    /// by reading every done row, and checked each against every queued or running job for an
+    /// `after` that names it. The done jobs get an index by finishing time, which a prune's
+    /// batch reads from its oldest end; the index of jobs that wait for others takes the running
+    /// ones in too, so that the jobs a prune must keep are found from that index alone.
+    ///
+    /// Building an index on a large table holds off inserts and updates meanwhile (a migration
+    /// runs in one transaction, where `CREATE INDEX CONCURRENTLY` is refused): migrate a
+    /// database with millions of rows while its daemons are stopped, as they must be anyway.
+    static let version6 = SchemaMigration(
+        version: 6, name: "indexes for long histories",
+        statements: [
+            "CREATE INDEX lineup_jobs_done_finished ON lineup_jobs (finished_at) WHERE state = 'done'",
+            "DROP INDEX lineup_jobs_waiting",
+            "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state IN ('queued', 'running') AND after_ids <> '{}'",
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.
