@@ -55,7 +55,9 @@ extension DaemonTests {
             defer { try? standby.stop() }
             // Synchronous replication: a commit the daemons were told of is on the standby, so
             // that the primary's immediate stop loses none (asynchronous replication may lose
-            // the last commits in a failover, whatever the client does).
+            // the last commits in a failover, whatever the client does). Set after the standby's
+            // base backup, which would otherwise copy it: the promoted standby must not wait for
+            // a standby of its own.
             _ = try primary.psql("ALTER SYSTEM SET synchronous_standby_names = '*'", database: "postgres")
             _ = try primary.psql("SELECT pg_reload_conf()", database: "postgres")
             try await pollUntil("the standby to stream synchronously", timeout: .seconds(60)) {

@@ -27,48 +27,41 @@ struct DatabaseUnansweredCommitTests {
         }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
-        try await stoppingOnFailure(harness, run) {
+        try await stoppingOnFailure(harness, run, server) {
             let entries = try (1...3).map { try harness.enqueue(["kind": "insert-rows", "count": .integer($0)]) }
             for entry in entries { try await events.finished(entry.name) }
 
-            // Every COMMIT from here on waits for a standby named nowhere.
-            _ = try psql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
-            _ = try psql("SELECT pg_reload_conf()")
+            try Self.holdCommits(server)
             let unanswered = Task { try await harness.daemon.flush() }
             let deadline = ContinuousClock.now + .seconds(30)
             var terminated = ""
             while terminated != "t" {
                 try #require(ContinuousClock.now < deadline, "no flush waited at its COMMIT")
                 try await Task.sleep(for: .milliseconds(50))
-                terminated = try psql(
-                    """
-                    SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_stat_activity
-                    WHERE wait_event = 'SyncRep' AND query = 'COMMIT'
-                    """)
-        }
-        await #expect(throws: (any Error).self, "the flush's connection was lost in its COMMIT") {
-            try await unanswered.value
-        }
-        // What the server kept: the flush committed, rows and acknowledgement together.
-        #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "6")
-        #expect(try psql("SELECT state, count(*) FROM lineup_jobs GROUP BY state") == "done|3")
-        _ = try psql("ALTER SYSTEM RESET synchronous_standby_names")
-        _ = try psql("SELECT pg_reload_conf()")
+                terminated = try psql(Self.terminateWaitingCommits)
+            }
+            await #expect(throws: (any Error).self, "the flush's connection was lost in its COMMIT") {
+                try await unanswered.value
+            }
+            // What the server kept: the flush committed, rows and acknowledgement together.
+            #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "6")
+            #expect(try psql("SELECT state, count(*) FROM lineup_jobs GROUP BY state") == "done|3")
+            try Self.letCommitsThrough(server)
 
-        // The next flush asks before it writes: the jobs are acknowledged, the rows not written
-        // twice, and the daemon goes on (no leaseLost stop, no unique-key failure).
-        let retried = try await harness.daemon.flush()
-        #expect(Set(retried.acknowledged) == Set(entries.map(\.name)))
-        #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "6")
-        let nothingLeft = try await harness.daemon.flush()
-        #expect(nothingLeft.rowsWritten == 0 && nothingLeft.acknowledged.isEmpty)
+            // The next flush asks before it writes: the jobs are acknowledged, the rows not written
+            // twice, and the daemon goes on (no leaseLost stop, no unique-key failure).
+            let retried = try await harness.daemon.flush()
+            #expect(Set(retried.acknowledged) == Set(entries.map(\.name)))
+            #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "6")
+            let nothingLeft = try await harness.daemon.flush()
+            #expect(nothingLeft.rowsWritten == 0 && nothingLeft.acknowledged.isEmpty)
 
-        let later = try harness.enqueue(["kind": "insert-rows", "count": .integer(4)])
-        try await events.finished(later.name)
-        let next = try await harness.daemon.flush()
-        #expect(next.acknowledged == [later.name])
-        #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "10")
-        #expect(try psql("SELECT state, count(*) FROM lineup_jobs GROUP BY state") == "done|4")
+            let later = try harness.enqueue(["kind": "insert-rows", "count": .integer(4)])
+            try await events.finished(later.name)
+            let next = try await harness.daemon.flush()
+            #expect(next.acknowledged == [later.name])
+            #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "10")
+            #expect(try psql("SELECT state, count(*) FROM lineup_jobs GROUP BY state") == "done|4")
         }
         try await harness.stop(run)
         #expect(try psql("SELECT count(*) FROM lineup_daemons") == "0")
@@ -89,7 +82,7 @@ struct DatabaseUnansweredCommitTests {
         }
         defer { harness.removeFiles() }
         let (_, run) = try await harness.start()
-        try await stoppingOnFailure(harness, run) {
+        try await stoppingOnFailure(harness, run, server) {
             // Held back until every COMMIT waits for the standby that never comes.
             _ = try psql("INSERT INTO lineup_paused (scope, name) VALUES ('kind', 'insert-rows')")
             let entry = try harness.enqueue(["kind": "insert-rows", "count": .integer(2)])
@@ -97,49 +90,69 @@ struct DatabaseUnansweredCommitTests {
             while try psql("SELECT state FROM lineup_jobs") != "queued" {
                 try #require(ContinuousClock.now < queued, "the job never reached the table")
                 try await Task.sleep(for: .milliseconds(50))
-        }
-        _ = try psql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
-        _ = try psql("SELECT pg_reload_conf()")
-        // The daemon's ticks wait at their heartbeat's COMMIT now: a notification wakes its claim.
-        _ = try psql("SET synchronous_commit = local; DELETE FROM lineup_paused; SELECT pg_notify('lineup_jobs', '')")
-        let claimed = ContinuousClock.now + .seconds(30)
-        var terminated = ""
-        while terminated != "t" {
-            try #require(ContinuousClock.now < claimed, "no claim waited at its end")
-            try await Task.sleep(for: .milliseconds(50))
-            terminated = try psql(
-                """
-                SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_stat_activity
-                WHERE wait_event = 'SyncRep' AND query = 'COMMIT'
-                """)
-        }
-        _ = try psql("ALTER SYSTEM RESET synchronous_standby_names")
-        _ = try psql("SELECT pg_reload_conf()")
-        // The claim committed: the table says the daemon runs the job.
-        let daemonID = try psql("SELECT id FROM lineup_daemons")
-        #expect(try psql("SELECT state, claimed_by FROM lineup_jobs") == "running|\(daemonID)")
+            }
+            try Self.holdCommits(server)
+            _ = try psql("SET synchronous_commit = local; DELETE FROM lineup_paused")
+            let claimed = ContinuousClock.now + .seconds(30)
+            var terminated = ""
+            while terminated != "t" {
+                try #require(ContinuousClock.now < claimed, "no claim waited at its COMMIT")
+                // The daemon's ticks, which would wake its claims, wait at their heartbeat's
+                // COMMIT now: notifications wake it instead, until its runner has read that the
+                // kind is paused no more.
+                _ = try psql("SET synchronous_commit = local; SELECT pg_notify('lineup_jobs', '')")
+                try await Task.sleep(for: .milliseconds(50))
+                terminated = try psql(Self.terminateWaitingCommits)
+            }
+            try Self.letCommitsThrough(server)
+            // The claim committed: the table says the daemon runs the job.
+            let daemonID = try psql("SELECT id FROM lineup_daemons")
+            #expect(try psql("SELECT state, claimed_by FROM lineup_jobs") == "running|\(daemonID)")
 
-        var acknowledged: [String] = []
-        let done = ContinuousClock.now + .seconds(30)
-        while !acknowledged.contains(entry.name) {
-            let row = try psql("SELECT state, claimed_by, claims FROM lineup_jobs")
-            try #require(ContinuousClock.now < done, "the job of the claim that lost its answer never ran: \(row)")
-            try await Task.sleep(for: .milliseconds(100))
-            acknowledged += try await harness.daemon.flush().acknowledged
-        }
-        #expect(try psql("SELECT state, claims, interruptions FROM lineup_jobs") == "done|1|0")
-        #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "2")
+            var acknowledged: [String] = []
+            let done = ContinuousClock.now + .seconds(30)
+            while !acknowledged.contains(entry.name) {
+                let row = try psql("SELECT state, claimed_by, claims FROM lineup_jobs")
+                try #require(ContinuousClock.now < done, "the job of the claim that lost its answer never ran: \(row)")
+                try await Task.sleep(for: .milliseconds(100))
+                acknowledged += try await harness.daemon.flush().acknowledged
+            }
+            #expect(try psql("SELECT state, claims, interruptions FROM lineup_jobs") == "done|1|0")
+            #expect(try psql("SELECT count(*) FROM \"TestRow\"") == "2")
         }
         try await harness.stop(run)
     }
 
-    /// Runs `body`; if it throws, stops the daemon before the server goes (the test's defers).
+    /// Terminates the backends whose COMMIT waits for the synchronous standby; prints `t` if
+    /// there was one. Other statements that wait (a heartbeat's UPDATE) go on waiting.
+    private static let terminateWaitingCommits = """
+        SELECT coalesce(bool_or(pg_terminate_backend(pid)), false) FROM pg_stat_activity
+        WHERE wait_event = 'SyncRep' AND query = 'COMMIT'
+        """
+
+    /// From here on every COMMIT that wrote something waits for a synchronous standby named
+    /// nowhere, until ``letCommitsThrough(_:)``.
+    private static func holdCommits(_ server: PostgresTestServer) throws {
+        _ = try server.psql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'", database: "postgres")
+        _ = try server.psql("SELECT pg_reload_conf()", database: "postgres")
+    }
+
+    private static func letCommitsThrough(_ server: PostgresTestServer) throws {
+        _ = try server.psql("ALTER SYSTEM RESET synchronous_standby_names", database: "postgres")
+        _ = try server.psql("SELECT pg_reload_conf()", database: "postgres")
+    }
+
+    /// Runs `body`; if it throws, lets COMMITs through again and stops the daemon before the
+    /// server goes (the test's defers): a daemon stops after its tick, which may wait at its
+    /// heartbeat's COMMIT.
     private func stoppingOnFailure(
-        _ harness: DaemonHarness, _ run: Task<Void, any Error>, _ body: () async throws -> Void
+        _ harness: DaemonHarness, _ run: Task<Void, any Error>, _ server: PostgresTestServer,
+        _ body: () async throws -> Void
     ) async throws {
         do {
             try await body()
         } catch {
+            try? Self.letCommitsThrough(server)
             try? await harness.stop(run)
             throw error
         }
