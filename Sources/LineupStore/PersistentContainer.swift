@@ -146,6 +146,21 @@ public final class PersistentContainer: Sendable {
             rowsFromMain: moved, rowsWritten: written, duration: ContinuousClock.now - started,
             mainContextDuration: handedOver - started, messagesWritten: messages)
     }
+
+    /// After a flush that threw, its caller learned (from what the flush's own statements
+    /// wrote) that the flush's transaction committed all the same: the connection was lost
+    /// during or right after its COMMIT, as a database server's restart or failover may do. The
+    /// writer takes what it holds as written, rather than write it again at the next flush
+    /// (twice, or refused by the rows' own keys). What the main context held was handed to the
+    /// writer by that flush already.
+    ///
+    /// - Returns: The rows taken as written.
+    @discardableResult
+    package func adoptFlushCommittedWithoutAnswer() -> Int {
+        isFlushing.withLock(when: { !$0 }) { $0 = true }
+        defer { isFlushing.withLock { $0 = false } }
+        return writerContext.performAndWait { writerContext.adoptChangesCommittedWithoutAnswer() }
+    }
 }
 
 /// What one flush did.
@@ -162,4 +177,14 @@ public struct FlushReport: Sendable {
     /// Jobs enqueued with the data that the flush wrote (into the store's outbox, or where the
     /// flush routed them).
     public let messagesWritten: Int
+
+    package init(
+        rowsFromMain: Int, rowsWritten: Int, duration: Duration, mainContextDuration: Duration, messagesWritten: Int
+    ) {
+        self.rowsFromMain = rowsFromMain
+        self.rowsWritten = rowsWritten
+        self.duration = duration
+        self.mainContextDuration = mainContextDuration
+        self.messagesWritten = messagesWritten
+    }
 }

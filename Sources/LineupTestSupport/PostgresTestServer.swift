@@ -26,11 +26,11 @@ public final class PostgresTestServer: Sendable {
     /// The cluster (`data`), the server's log (`server.log`) and its Unix socket.
     public let directory: URL
 
-    private let binDirectory: URL
+    let binDirectory: URL
     private let databaseCounter = Locked(0)
     private let isStopped = Locked(false)
 
-    private init(host: String, port: Int, username: String, directory: URL, binDirectory: URL) {
+    init(host: String, port: Int, username: String, directory: URL, binDirectory: URL) {
         self.host = host
         self.port = port
         self.username = username
@@ -85,7 +85,7 @@ public final class PostgresTestServer: Sendable {
     /// The first directory of `$PATH` with both `initdb` and `pg_ctl`, else Debian's
     /// `/usr/lib/postgresql/<version>/bin` of the newest version: Debian puts neither program
     /// on `$PATH`.
-    private static let installedBinDirectory: URL? = {
+    static let installedBinDirectory: URL? = {
         let pathDirectories = (ProcessInfo.processInfo.environment["PATH"] ?? "")
             .split(separator: ":").map { URL(fileURLWithPath: String($0), isDirectory: true) }
         let debianRoot = URL(fileURLWithPath: "/usr/lib/postgresql", isDirectory: true)
@@ -113,8 +113,8 @@ public final class PostgresTestServer: Sendable {
 
     // MARK: - Starting
 
-    private static let superuserName = "lineup"
-    private static let loopbackAddress = "127.0.0.1"
+    static let superuserName = "lineup"
+    static let loopbackAddress = "127.0.0.1"
     private static let startAttempts = 5
 
     private static func launch() throws(PostgresTestServerError) -> PostgresTestServer {
@@ -174,7 +174,7 @@ public final class PostgresTestServer: Sendable {
         }
     }
 
-    private static func initializeCluster(directory: URL, binDirectory: URL) throws(PostgresTestServerError) {
+    static func initializeCluster(directory: URL, binDirectory: URL) throws(PostgresTestServerError) {
         let initdb = binDirectory.appending(path: "initdb")
         let common = [
             "-D", dataDirectory(in: directory).path, "-U", superuserName, "--auth=trust", "--encoding=UTF8",
@@ -197,7 +197,7 @@ public final class PostgresTestServer: Sendable {
 
     /// Starts the server on a port that was free a moment ago; another process may take it
     /// first, so a failure to bind is tried again on another.
-    private static func startServer(
+    static func startServer(
         directory: URL, binDirectory: URL, extraOptions: [String]
     ) throws(PostgresTestServerError) -> Int {
         let logFile = serverLog(in: directory)
@@ -263,7 +263,7 @@ public final class PostgresTestServer: Sendable {
     /// the server and removes its directory; it ends early once the directory is gone (the
     /// start failed, or ``stop()`` ran). As root it stays root, to remove whatever the server
     /// left in the directory.
-    private static func startWatchdog(directory: URL, binDirectory: URL) throws(PostgresTestServerError) {
+    static func startWatchdog(directory: URL, binDirectory: URL) throws(PostgresTestServerError) {
         let quotedDirectory = shellQuoted(directory.path)
         let stopCommand = serverUserCommand(
             binDirectory.appending(path: "pg_ctl"),
@@ -369,11 +369,11 @@ public final class PostgresTestServer: Sendable {
 
     // MARK: - Running PostgreSQL's programs
 
-    private static func dataDirectory(in directory: URL) -> URL {
+    static func dataDirectory(in directory: URL) -> URL {
         directory.appending(path: "data", directoryHint: .isDirectory)
     }
 
-    private static func serverLog(in directory: URL) -> URL {
+    static func serverLog(in directory: URL) -> URL {
         directory.appending(path: "server.log")
     }
 

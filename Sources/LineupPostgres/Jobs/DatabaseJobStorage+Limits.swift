@@ -28,16 +28,21 @@ extension DatabaseJobStorage {
 
     func claimNext(filter: ClaimFilter, upTo limit: Int) throws -> ClaimedRow? {
         guard !filter.limits.isEmpty else { return try claimNext(upTo: limit) }
-        return try claimNext { try claimBatchWithinLimits(filter, upTo: batchSize(upTo: limit)) }
+        return try claimNext { try claimBatchWithinLimits(filter, upTo: batchSize(upTo: limit), stamp: $0) }
     }
 
-    private func claimBatchWithinLimits(_ filter: ClaimFilter, upTo claimBatch: Int) throws -> [ClaimedRow] {
+    /// Claims of the kinds no limit covers, then of each limited kind; the claims that went
+    /// through before one that throws carry the same stamp, and the next claim takes them
+    /// (``claimNext(batch:)``).
+    private func claimBatchWithinLimits(_ filter: ClaimFilter, upTo claimBatch: Int, stamp: StoreValue) throws -> [ClaimedRow] {
         let limitedKinds = Set(filter.limits.keys.flatMap(filter.kinds(of:)))
         let kindsJSON = String(decoding: try JSONEncoder().encode(limitedKinds.sorted()), as: UTF8.self)
-        let base: [StoreValue] = [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)]
+        let base: [StoreValue] = [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp]
         let rows = try database.sessions.withSession { session -> [[StoreValue]] in
             var rows = try session.rows(
-                JobTableStatements.claim(filter: "AND (c.kind IS NULL OR c.kind <> ALL(ARRAY(SELECT jsonb_array_elements_text($4::jsonb))))"),
+                JobTableStatements.claim(
+                    filter: "AND (c.kind IS NULL OR c.kind <> ALL(ARRAY(SELECT jsonb_array_elements_text($5::jsonb))))",
+                    claimedAt: Self.claimStampTime("$4")),
                 base + [.text(kindsJSON)])
             guard rows.count < claimBatch else { return rows }
             try session.transaction {
@@ -79,7 +84,9 @@ extension DatabaseJobStorage {
             }
         }
         let rows = try session.rows(
-            JobTableStatements.claim(filter: "AND c.kind = $4", limit: "LEAST($2, \(rooms.joined(separator: ", ")))"), arguments)
+            JobTableStatements.claim(
+                filter: "AND c.kind = $5", limit: "LEAST($2, \(rooms.joined(separator: ", ")))", claimedAt: Self.claimStampTime("$4")),
+            arguments)
         guard !rows.isEmpty else { return [] }
         for (scope, limit) in covering {
             guard let rate = limit.rate else { continue }

@@ -47,7 +47,17 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// Whether the ticks go on (``start(pollInterval:hint:)`` to ``stop()``).
     let isTicking = Locked(false)
     private let lastHeartbeat = Locked(ContinuousClock.now)
+    /// The connection that listens for new jobs and cancellation requests; made again by a tick
+    /// once the server dropped it (a restart, a failover), since its notifications stop with it.
     private let listener = Locked<PostgresSession?>(nil)
+    /// What the last flush acknowledged, if it threw: its COMMIT may have committed all the same
+    /// (the connection was lost during or right after it), and the next commit asks the database
+    /// before it writes anything again (``acknowledgementCommittedWithoutAnswer()``).
+    private let unansweredAcknowledgement = Locked<[AcknowledgedClaim]?>(nil)
+    /// The stamp of the last claim, if it threw: it may have claimed jobs all the same.
+    private let unansweredClaim = Locked<Int64?>(nil)
+    /// The stamp of the last claim (``nextClaimStamp()``).
+    private let lastClaimStamp = Locked<Int64>(0)
     /// Jobs claimed in the last batch that the runner has not asked for yet.
     private let claimedAhead = Locked<[ClaimedRow]>([])
     /// Claim statements run, and those that found no job: how many claims a notification or a
@@ -119,13 +129,10 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// `hint` is called when jobs may be due.
     func start(pollInterval: Duration, hint: @escaping @Sendable () -> Void) {
         do {
-            let session = try PostgresSession.connect(to: listenURL, logger: logger)
-            try session.listen(to: JobDatabase.channel) { _ in hint() }
-            try session.listen(to: JobDatabase.cancellationChannel) { [cancellationsMayWait] _ in
-                cancellationsMayWait.withLock { $0 = true }
+            try listen(hint: hint)
+            if let session = listener.withLock({ $0 }) {
+                checkNotificationsArrive(at: session, pollInterval: min(pollInterval, lease / 3))
             }
-            listener.withLock { $0 = session }
-            checkNotificationsArrive(at: session, pollInterval: min(pollInterval, lease / 3))
         } catch {
             logger.warning("cannot listen for new jobs; polling only", metadata: ["database": "\(location)", "error": "\(error)"])
         }
@@ -133,10 +140,43 @@ final class DatabaseJobStorage: SharedJobQueue {
         tick(every: min(pollInterval, lease / 3), hint: hint)
     }
 
+    /// Opens the listening connection and listens on both channels.
+    private func listen(hint: @escaping @Sendable () -> Void) throws {
+        let session = try PostgresSession.connect(to: listenURL, logger: logger)
+        do {
+            try session.listen(to: JobDatabase.channel) { _ in hint() }
+            try session.listen(to: JobDatabase.cancellationChannel) { [cancellationsMayWait] _ in
+                cancellationsMayWait.withLock { $0 = true }
+            }
+        } catch {
+            session.close()
+            throw error
+        }
+        let replaced = listener.withLock { listener in
+            defer { listener = session }
+            return listener
+        }
+        replaced?.close()
+    }
+
+    /// Listens again when the listening connection is gone: a session makes its connection
+    /// again only for its next statement, and a listener runs none, so without this a server's
+    /// restart would leave the daemon on its polls alone for good.
+    private func listenAgainIfDropped(hint: @escaping @Sendable () -> Void) {
+        guard listener.withLock({ $0?.isConnected }) != true else { return }
+        do {
+            try listen(hint: hint)
+            logger.info("listening for new jobs again: the connection that listened was lost", metadata: ["database": "\(location)"])
+        } catch {
+            logger.warning("cannot listen for new jobs again; polling meanwhile", metadata: ["database": "\(location)", "error": "\(error)"])
+        }
+    }
+
     private func tick(every interval: Duration, hint: @escaping @Sendable () -> Void) {
         ticks.asyncAfter(deadline: .now() + interval.dispatchInterval) { [weak self] in
             guard let self, self.isTicking.withLock({ $0 }) else { return }
             self.renewLease()
+            self.listenAgainIfDropped(hint: hint)
             do {
                 try self.rescueExpiredClaims()
                 try self.failDependencyCycles()
@@ -255,32 +295,93 @@ final class DatabaseJobStorage: SharedJobQueue {
     var claimsInBatches: Bool { true }
 
     func claimNext(upTo limit: Int) throws -> ClaimedRow? {
-        try claimNext { try claimBatchNow(batchSize(upTo: limit)) }
+        try claimNext { try claimBatchNow(batchSize(upTo: limit), stamp: $0) }
     }
 
-    /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`.
-    func claimNext(batch claimBatch: () throws -> [ClaimedRow]) throws -> ClaimedRow? {
+    /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`, which
+    /// gets the claim's stamp (its jobs' `claimed_at`, see ``claimStampTime(_:)``). A claim that threw
+    /// may have committed all the same (its connection lost during the statement, as a server's
+    /// restart may cut it): its jobs would be running under this daemon, which knows nothing of
+    /// them, for as long as its lease lives. The next claim takes them first, found by the stamp
+    /// (``jobsOfUnansweredClaim()``).
+    func claimNext(batch claimBatch: (_ stamp: StoreValue) throws -> [ClaimedRow]) throws -> ClaimedRow? {
         if let next = claimedAhead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             return next
         }
-        let began = ContinuousClock.now
-        var batch = try claimBatch()
-        claimDuration.record(duration: ContinuousClock.now - began)
-        claimRounds.increment()
-        guard !batch.isEmpty else {
-            emptyClaimRounds.increment()
-            return nil
+        var batch = try jobsOfUnansweredClaim()
+        if batch.isEmpty {
+            let stamp = nextClaimStamp()
+            let began = ContinuousClock.now
+            do {
+                batch = try claimBatch(.integer(stamp))
+            } catch {
+                unansweredClaim.withLock { $0 = stamp }
+                throw error
+            }
+            claimDuration.record(duration: ContinuousClock.now - began)
+            claimRounds.increment()
+            guard !batch.isEmpty else {
+                emptyClaimRounds.increment()
+                return nil
+            }
         }
         let first = batch.removeFirst()
         claimedAhead.withLock { $0 += batch }
         return first
     }
 
-    private func claimBatchNow(_ claimBatch: Int) throws -> [ClaimedRow] {
+    /// In a transaction of its own, though one statement: a statement on its own commits after
+    /// the server has sent its rows, so a crash in between would roll back a claim whose jobs
+    /// the daemon already runs. Its COMMIT's answer says that the claim holds.
+    private func claimBatchNow(_ claimBatch: Int, stamp: StoreValue) throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
-            try session.rows(JobTableStatements.claim(), [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON)])
+            try session.transaction {
+                try session.rows(
+                    JobTableStatements.claim(claimedAt: Self.claimStampTime("$4")),
+                    [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp])
+            }
         }
         return decodeClaims(rows)
+    }
+
+    /// A stamp no other claim of this daemon has: the wall clock's microseconds, so that
+    /// `claimed_at` still tells when the job was claimed, made larger than the last.
+    private func nextClaimStamp() -> Int64 {
+        let now = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
+        return lastClaimStamp.withLock { last in
+            last = max(now, last + 1)
+            return last
+        }
+    }
+
+    /// The jobs that the last claim, which threw, claimed all the same: running under this
+    /// daemon and stamped with that claim's stamp. Empty when no claim's outcome is unknown.
+    ///
+    /// - Throws: When the database cannot be asked; the question stays for the next claim.
+    private func jobsOfUnansweredClaim() throws -> [ClaimedRow] {
+        guard let stamp = unansweredClaim.withLock({ $0 }) else { return [] }
+        let rows = try database.sessions.withSession { session in
+            try session.rows(
+                """
+                SELECT id, name, contents, claims, failed_attempts, interruptions, extract(epoch FROM not_before)::float8,
+                       priority::bigint
+                FROM lineup_jobs
+                WHERE claimed_by = $1 AND state = 'running' AND claimed_at = \(Self.claimStampTime("$2"))
+                """, [.integer(daemonID), .integer(stamp)])
+        }
+        unansweredClaim.withLock { $0 = nil }
+        if !rows.isEmpty {
+            logger.warning(
+                "a claim that failed had claimed jobs all the same (its connection was lost at its end): they run here",
+                metadata: ["database": "\(location)", "jobs": "\(rows.count)"])
+        }
+        return decodeClaims(rows)
+    }
+
+    /// The time a claim's stamp (microseconds since 1970, in parameter `parameter`) stands for:
+    /// what a claim sets its jobs' `claimed_at` to (``JobTableStatements/claim(filter:limit:claimedAt:)``).
+    static func claimStampTime(_ parameter: String) -> String {
+        "to_timestamp(\(parameter)::bigint / 1000000.0)"
     }
 
     /// The claimed rows, in the queue's order.
@@ -428,8 +529,24 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// `done` commit together, or neither does. The jobs that tasks enqueued with their data go
     /// into the jobs table in that transaction too (see ``jobsTableRoute(_:)``), and so do those
     /// that flushes of other programs left in the store's outbox.
+    ///
+    /// A flush that threw may have committed all the same: the connection was lost during or
+    /// right after its COMMIT (a server's restart or failover). The next commit asks the database
+    /// first, before the writer writes what it still holds again (see
+    /// ``acknowledgementCommittedWithoutAnswer()``).
     func commit(_ jobs: [FinishedJob<ClaimedRow>], flushing container: PersistentContainer, logger: Logger) -> CommitOutcome {
+        let started = ContinuousClock.now
+        switch Result(catching: { try acknowledgementCommittedWithoutAnswer() }) {
+        case let .failure(error):
+            // The database cannot tell yet (it is still down): nothing is written meanwhile.
+            return CommitOutcome(flush: .failure(error), filed: [])
+        case let .success(committed?):
+            return adoptCommittedWithoutAnswer(committed, of: jobs, container: container, since: started, logger: logger)
+        case .success(nil):
+            break
+        }
         var statements: [FlushStatement]
+        let acknowledged = jobs.map(AcknowledgedClaim.init)
         do {
             statements = jobs.isEmpty ? [] : [try acknowledgement(of: jobs)]
             // Wakes the daemons for the jobs that wait for these (`after`), if any does: a
@@ -443,17 +560,22 @@ final class DatabaseJobStorage: SharedJobQueue {
             return CommitOutcome(flush: .failure(error), filed: [])
         }
         let flush = Result { try container.flush(including: statements, routingOutbox: Self.jobsTableRoute) }
+        if case .failure = flush, !acknowledged.isEmpty {
+            unansweredAcknowledgement.withLock { $0 = acknowledged }
+        }
         if case let .success(report) = flush, report.messagesWritten > 0 {
             logger.info("jobs enqueued with the data inserted with the flush", metadata: ["jobs": "\(report.messagesWritten)"])
         }
         if case let .failure(error as StoreError) = flush {
             switch error.code {
             case .unexpectedRowCount:
+                unansweredAcknowledgement.withLock { $0 = nil }
                 mustStop(
                     DaemonError(
                         .leaseLost, path: location,
                         "a flush found jobs of its own taken back by other daemons; it was rolled back with their rows"))
             case .mergeConflict:
+                unansweredAcknowledgement.withLock { $0 = nil }
                 // The main context holds the conflicting rows and would offer them to every
                 // later flush: only giving the jobs back, unwritten, ends it.
                 mustStop(
@@ -472,6 +594,74 @@ final class DatabaseJobStorage: SharedJobQueue {
             }
         }
         return CommitOutcome(flush: flush, filed: Set(jobs.map(\.claimed.claim)))
+    }
+
+    /// One job of an acknowledgement: its row and the claim the acknowledgement settles.
+    struct AcknowledgedClaim: Encodable, Sendable {
+        let id: Int64
+        let claims: Int64
+        /// The runner's name of the claim (``ClaimedRow/claim``), not sent.
+        let claim: String
+
+        init(_ job: FinishedJob<ClaimedRow>) {
+            id = job.claimed.row
+            claims = job.claimed.claims
+            claim = job.claimed.claim
+        }
+
+        private enum CodingKeys: String, CodingKey { case id, claims }
+    }
+
+    /// Whether the last flush, which threw, committed all the same: its acknowledgement settled
+    /// its jobs as done under this daemon's claims, in the flush's one transaction, so one job so
+    /// settled shows that everything the flush wrote committed; none, that nothing did (a
+    /// server that crashed rolled it back; one that lives had it rolled back when the
+    /// connection went). nil when no flush's outcome is unknown, or it did not commit.
+    ///
+    /// A flush that threw without an acknowledgement (rows alone, from a row-limit flush) has no
+    /// such witness: its rows are written again, as a job run again writes its chunks again.
+    ///
+    /// - Throws: When the database cannot be asked; the question stays for the next commit.
+    private func acknowledgementCommittedWithoutAnswer() throws -> [AcknowledgedClaim]? {
+        guard let unanswered = unansweredAcknowledgement.withLock({ $0 }) else { return nil }
+        let settled = try database.sessions.withSession { session in
+            try session.rows(
+                """
+                SELECT count(*) FROM lineup_jobs AS j, jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer)
+                WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'done'
+                """, [try JobDatabase.jsonArgument(unanswered), .integer(daemonID)])
+        }
+        unansweredAcknowledgement.withLock { $0 = nil }
+        guard case let .integer(count)? = settled.first?.first, count > 0 else {
+            logger.info(
+                "a flush that failed did not commit; its jobs are acknowledged again",
+                metadata: ["database": "\(location)", "jobs": "\(unanswered.count)"])
+            return nil
+        }
+        return unanswered
+    }
+
+    /// Settles a flush whose transaction committed although it threw: the writer takes what it
+    /// holds as written, and the jobs it acknowledged are filed. The other jobs of `jobs` (those
+    /// that finished since) go with the next flush.
+    private func adoptCommittedWithoutAnswer(
+        _ committed: [AcknowledgedClaim], of jobs: [FinishedJob<ClaimedRow>], container: PersistentContainer,
+        since started: ContinuousClock.Instant, logger: Logger
+    ) -> CommitOutcome {
+        let rows = container.adoptFlushCommittedWithoutAnswer()
+        logger.warning(
+            "a flush that failed had committed all the same (its connection was lost at its COMMIT): its rows and jobs are taken as written, not written again",
+            metadata: ["database": "\(location)", "jobs": "\(committed.count)", "rows": "\(rows)"])
+        let filed = Set(committed.map(\.claim))
+        settled.withLock { outcomes in
+            for job in jobs where filed.contains(job.claimed.claim) {
+                if let id = job.report.id { outcomes.note(id, .done) }
+            }
+        }
+        let report = FlushReport(
+            rowsFromMain: 0, rowsWritten: rows, duration: ContinuousClock.now - started, mainContextDuration: .zero,
+            messagesWritten: 0)
+        return CommitOutcome(flush: .success(report), filed: filed)
     }
 
     /// What the flush's transaction runs for the jobs that tasks enqueued with their data: their

@@ -7,10 +7,12 @@ package enum JobTableStatements {
     /// kind and queue are not paused (`lineup_paused`, read by the statement itself, so that no
     /// claim that starts after a pause commits takes one of its jobs), for daemon `$1`; `$3` is the
     /// named queue of each kind, as a JSON object (the daemon's `queueOfKindJSON`). `filter`
-    /// narrows it further with parameters from `$4` on.
-    package static func claim(filter: String = "", limit: String = "$2") -> String {
+    /// narrows it further with parameters from `$4` on. `claimedAt` is what the claimed jobs'
+    /// `claimed_at` becomes: the daemon's stamp of the claim, by which it finds the jobs of a claim
+    /// whose answer was lost (``DatabaseJobStorage/claimNext(batch:)``).
+    package static func claim(filter: String = "", limit: String = "$2", claimedAt: String = "now()") -> String {
         """
-        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = now(), claims = j.claims + 1
+        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = \(claimedAt), claims = j.claims + 1
         FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
                   AND (c.after_ids = '{}' OR NOT EXISTS (
                       SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (

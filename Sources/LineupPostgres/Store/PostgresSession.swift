@@ -130,6 +130,13 @@ package final class PostgresSession: Sendable {
         _ = try? Self.answer(to: link.connection.close())
     }
 
+    /// Whether the session is open and its connection is still up: false once the server
+    /// dropped it (the next statement would connect again, but what the connection alone held,
+    /// its `LISTEN`s, is gone with it).
+    package var isConnected: Bool {
+        state.withLock { !$0.isClosed && !$0.link.connection.isClosed }
+    }
+
     /// Calls `onNotification` with the payload of each `NOTIFY` on `channel`, on one of
     /// postgres-nio's event loops (keep it short), until the session is closed.
     package func listen(to channel: String, onNotification: @escaping @Sendable (String) -> Void) throws {

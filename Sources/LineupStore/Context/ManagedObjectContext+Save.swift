@@ -102,6 +102,29 @@ extension ManagedObjectContext {
         notifyChildren(of: ContextDidSave(changes: changes, exceptions: exceptions), except: nil)
     }
 
+    /// The writer's side of a save whose transaction the store committed although the save threw
+    /// (its connection was lost during or right after the COMMIT): what the writer holds, rows
+    /// and messages, is taken as written, as the save would have taken it, and nothing is
+    /// written again. Only for the writer, and only once the caller knows that the transaction
+    /// committed; its store-side resolutions (merge-policy exceptions) are not known here, so the
+    /// rows are taken as they were pushed.
+    ///
+    /// - Returns: The rows taken as written.
+    func adoptChangesCommittedWithoutAnswer() -> Int {
+        preconditionOnQueue()
+        guard case .store = parent else {
+            preconditionFailure("\(name): only the writer, whose parent is the store, adopts a committed write")
+        }
+        let changes = pendingChanges()
+        outbox.removeAll()
+        guard !changes.isEmpty else { return 0 }
+        adoptSaved([:])
+        savedRowChangeCount += changes.count
+        postDidSave(ContextDidSave(changes: changes, exceptions: [:]))
+        notifyChildren(of: ContextDidSave(changes: changes, exceptions: [:]), except: nil)
+        return changes.count
+    }
+
     /// A save of messages and statements alone: into the parent, or into one transaction of the
     /// store. The messages stay here if it fails.
     private func pushWithoutChanges(
