@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import LineupLocking
 
 /// Servers of a test's own, for what a test cannot do to the shared server that every suite
