@@ -120,7 +120,8 @@ struct JobTablePlanTests {
     @Test("the claim reads the due jobs' index from its first entry, whatever the backlog")
     func claim() throws {
         let plan = try history().plan(
-            of: JobTableStatements.claim(), parameters: [("1", "bigint"), ("16", "bigint"), ("'{}'", "text")])
+            of: JobTableStatements.claim(),
+            parameters: [("1", "bigint"), ("16", "bigint"), ("'{}'", "text"), ("1764000000000000", "bigint")])
         #expect(plan.scansOfTheJobsTable.isEmpty, "\(plan)")
         #expect(plan.indexes.contains("lineup_jobs_due"), "\(plan)")
         #expect(plan.indexes.contains("lineup_jobs_pkey"), "\(plan)")
@@ -161,6 +162,9 @@ struct JobTablePlanTests {
             ("dependency cycles", JobTableStatements.dependencyCycles, [("1", "bigint")]),
             ("unknown dependencies", JobTableStatements.unknownDependencies, [("3600", "float8")]),
             ("cancellation requests", JobTableStatements.cancellationRequests, [("1", "bigint")]),
+            // After a claim or a flush that threw: what it did, asked before anything runs again.
+            ("jobs of a claim", JobTableStatements.jobsOfClaim, [("1", "bigint"), ("1764000000000000", "bigint")]),
+            ("acknowledged jobs done", JobTableStatements.acknowledgedJobsDone, [("'[{\"id\": 1, \"claims\": 1}]'", "text"), ("1", "bigint")]),
         ]
         for statement in statements {
             let plan = try history.plan(of: statement.sql, parameters: statement.parameters)
@@ -232,7 +236,7 @@ struct JobTablePlanTests {
         try pruner.transaction {
             // The batch is deleted and its rows locked, not committed.
             #expect(try pruner.execute(JobTableStatements.prune, [cutoff, .integer(200)]) == 200)
-            let claimed = try other.rows(JobTableStatements.claim(), [.integer(1), .integer(4), .text("{}")])
+            let claimed = try other.rows(JobTableStatements.claim(), [.integer(1), .integer(4), .text("{}"), .integer(1_764_000_000_000_000)])
             #expect(claimed.count == 4)
             // The second prune takes the next rows, not waiting for the first's.
             #expect(try other.execute(JobTableStatements.prune, [cutoff, .integer(1_000)]) == 299)

@@ -41,8 +41,7 @@ extension DatabaseJobStorage {
         let rows = try database.sessions.withSession { session -> [[StoreValue]] in
             var rows = try session.rows(
                 JobTableStatements.claim(
-                    filter: "AND (c.kind IS NULL OR c.kind <> ALL(ARRAY(SELECT jsonb_array_elements_text($5::jsonb))))",
-                    claimedAt: Self.claimStampTime("$4")),
+                    filter: "AND (c.kind IS NULL OR c.kind <> ALL(ARRAY(SELECT jsonb_array_elements_text($5::jsonb))))"),
                 base + [.text(kindsJSON)])
             guard rows.count < claimBatch else { return rows }
             try session.transaction {
@@ -85,7 +84,7 @@ extension DatabaseJobStorage {
         }
         let rows = try session.rows(
             JobTableStatements.claim(
-                filter: "AND c.kind = $5", limit: "LEAST($2, \(rooms.joined(separator: ", ")))", claimedAt: Self.claimStampTime("$4")),
+                filter: "AND c.kind = $5", limit: "LEAST($2, \(rooms.joined(separator: ", ")))"),
             arguments)
         guard !rows.isEmpty else { return [] }
         for (scope, limit) in covering {

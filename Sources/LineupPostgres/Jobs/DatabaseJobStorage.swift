@@ -299,7 +299,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     }
 
     /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`, which
-    /// gets the claim's stamp (its jobs' `claimed_at`, see ``claimStampTime(_:)``). A claim that threw
+    /// gets the claim's stamp (its jobs' `claimed_at`, see ``JobTableStatements/claim(filter:limit:)``). A claim that threw
     /// may have committed all the same (its connection lost during the statement, as a server's
     /// restart may cut it): its jobs would be running under this daemon, which knows nothing of
     /// them, for as long as its lease lives. The next claim takes them first, found by the stamp
@@ -337,7 +337,7 @@ final class DatabaseJobStorage: SharedJobQueue {
         let rows = try database.sessions.withSession { session in
             try session.transaction {
                 try session.rows(
-                    JobTableStatements.claim(claimedAt: Self.claimStampTime("$4")),
+                    JobTableStatements.claim(),
                     [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp])
             }
         }
@@ -361,13 +361,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     private func jobsOfUnansweredClaim() throws -> [ClaimedRow] {
         guard let stamp = unansweredClaim.withLock({ $0 }) else { return [] }
         let rows = try database.sessions.withSession { session in
-            try session.rows(
-                """
-                SELECT id, name, contents, claims, failed_attempts, interruptions, extract(epoch FROM not_before)::float8,
-                       priority::bigint
-                FROM lineup_jobs
-                WHERE claimed_by = $1 AND state = 'running' AND claimed_at = \(Self.claimStampTime("$2"))
-                """, [.integer(daemonID), .integer(stamp)])
+            try session.rows(JobTableStatements.jobsOfClaim, [.integer(daemonID), .integer(stamp)])
         }
         unansweredClaim.withLock { $0 = nil }
         if !rows.isEmpty {
@@ -376,12 +370,6 @@ final class DatabaseJobStorage: SharedJobQueue {
                 metadata: ["database": "\(location)", "jobs": "\(rows.count)"])
         }
         return decodeClaims(rows)
-    }
-
-    /// The time a claim's stamp (microseconds since 1970, in parameter `parameter`) stands for:
-    /// what a claim sets its jobs' `claimed_at` to (``JobTableStatements/claim(filter:limit:claimedAt:)``).
-    static func claimStampTime(_ parameter: String) -> String {
-        "to_timestamp(\(parameter)::bigint / 1000000.0)"
     }
 
     /// The claimed rows, in the queue's order.
@@ -625,11 +613,7 @@ final class DatabaseJobStorage: SharedJobQueue {
     private func acknowledgementCommittedWithoutAnswer() throws -> [AcknowledgedClaim]? {
         guard let unanswered = unansweredAcknowledgement.withLock({ $0 }) else { return nil }
         let settled = try database.sessions.withSession { session in
-            try session.rows(
-                """
-                SELECT count(*) FROM lineup_jobs AS j, jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer)
-                WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'done'
-                """, [try JobDatabase.jsonArgument(unanswered), .integer(daemonID)])
+            try session.rows(JobTableStatements.acknowledgedJobsDone, [try JobDatabase.jsonArgument(unanswered), .integer(daemonID)])
         }
         unansweredAcknowledgement.withLock { $0 = nil }
         guard case let .integer(count)? = settled.first?.first, count > 0 else {

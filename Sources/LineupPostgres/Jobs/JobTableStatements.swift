@@ -6,13 +6,13 @@ package enum JobTableStatements {
     /// The claim: up to `limit` due jobs (`$2` by default) whose dependencies are settled and whose
     /// kind and queue are not paused (`lineup_paused`, read by the statement itself, so that no
     /// claim that starts after a pause commits takes one of its jobs), for daemon `$1`; `$3` is the
-    /// named queue of each kind, as a JSON object (the daemon's `queueOfKindJSON`). `filter`
-    /// narrows it further with parameters from `$4` on. `claimedAt` is what the claimed jobs'
-    /// `claimed_at` becomes: the daemon's stamp of the claim, by which it finds the jobs of a claim
-    /// whose answer was lost (``DatabaseJobStorage/claimNext(batch:)``).
-    package static func claim(filter: String = "", limit: String = "$2", claimedAt: String = "now()") -> String {
+    /// named queue of each kind, as a JSON object (the daemon's `queueOfKindJSON`); `$4` is the
+    /// claim's stamp, which its jobs' `claimed_at` becomes (``claimStampTime(_:)``), by which the
+    /// daemon finds the jobs of a claim whose answer was lost (``jobsOfClaim``). `filter` narrows
+    /// it further with parameters from `$5` on. Returns ``claimedColumns``.
+    package static func claim(filter: String = "", limit: String = "$2") -> String {
         """
-        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = \(claimedAt), claims = j.claims + 1
+        UPDATE lineup_jobs AS j SET state = 'running', claimed_by = $1, claimed_at = \(claimStampTime("$4")), claims = j.claims + 1
         FROM (SELECT id FROM lineup_jobs AS c WHERE state = 'queued' AND not_before <= now()
                   AND (c.after_ids = '{}' OR NOT EXISTS (
                       SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
@@ -22,10 +22,28 @@ package enum JobTableStatements {
                   \(filter)
               ORDER BY priority, not_before, id LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS due
         WHERE j.id = due.id
-        RETURNING j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
-                  extract(epoch FROM j.not_before)::float8, j.priority::bigint
+        RETURNING \(claimedColumns)
         """
     }
+
+    /// What a claim returns of each job, in the order the daemon decodes them.
+    static let claimedColumns = """
+        j.id, j.name, j.contents, j.claims, j.failed_attempts, j.interruptions,
+                  extract(epoch FROM j.not_before)::float8, j.priority::bigint
+        """
+
+    /// The time a claim's stamp (microseconds since 1970, in parameter `parameter`) stands for.
+    static func claimStampTime(_ parameter: String) -> String {
+        "to_timestamp(\(parameter)::bigint / 1000000.0)"
+    }
+
+    /// The jobs that daemon `$1` claimed with stamp `$2` and still runs: those of a claim that
+    /// threw, whose transaction may have committed all the same. Returns ``claimedColumns``.
+    package static let jobsOfClaim = """
+        SELECT \(claimedColumns)
+        FROM lineup_jobs AS j
+        WHERE j.claimed_by = $1 AND j.state = 'running' AND j.claimed_at = \(claimStampTime("$2"))
+        """
 
     /// Deletes the daemons whose lease ran out and gives back their running jobs (`$1`: the poison
     /// threshold), returning each job's row, name and new state.
@@ -83,6 +101,14 @@ package enum JobTableStatements {
         UPDATE lineup_jobs AS j SET state = 'done', finished_at = now(), report = v.report
         FROM jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer, report text)
         WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'running'
+        """
+
+    /// How many of the jobs of `$1` (a JSON array of their rows and claims, as the acknowledgement
+    /// names them) are done under daemon `$2`'s claims: one or more when a flush that threw had
+    /// committed all the same, since its acknowledgement settles all of them in its transaction.
+    package static let acknowledgedJobsDone = """
+        SELECT count(*) FROM lineup_jobs AS j, jsonb_to_recordset($1::jsonb) AS v(id bigint, claims integer)
+        WHERE j.id = v.id AND j.claims = v.claims AND j.claimed_by = $2 AND j.state = 'done'
         """
 
     /// Notifies the daemons (channel `lineup_jobs`) when a queued job waits, through `after`,
