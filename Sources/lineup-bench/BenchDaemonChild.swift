@@ -23,6 +23,8 @@ final class BenchDaemonChild: Sendable {
         var isReady = false
         var acknowledged = 0
         var totals: Totals?
+        /// The process's output closed: it has ended.
+        var hasEnded = false
     }
 
     private let process: Process
@@ -50,6 +52,7 @@ final class BenchDaemonChild: Sendable {
                     state.withLock { Self.read(line, into: &$0) }
                 }
             }
+            state.withLock { $0.hasEnded = true }
             ended.signal()
         }
         thread.start()
@@ -78,7 +81,7 @@ final class BenchDaemonChild: Sendable {
 
     var isReady: Bool { state.withLock { $0.isReady } }
     /// Whether the process has ended (its output closed): a daemon that could not start.
-    var hasEnded: Bool { ended.wait(timeout: .now()) == .success ? { ended.signal(); return true }() : false }
+    var hasEnded: Bool { state.withLock { $0.hasEnded } }
     var acknowledged: Int { state.withLock { $0.acknowledged } }
 
     /// Asks the daemon to stop (SIGTERM), as a supervisor would.
