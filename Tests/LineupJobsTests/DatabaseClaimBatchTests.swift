@@ -7,7 +7,7 @@ import Testing
 
 /// How a daemon claims from a database's jobs table: a statement is a round trip that the
 /// runner's coordinator waits for, so one statement takes the room of the claim window, and the
-/// daemon asks again only once half the window is free (`JobStorage.claimsInBatches`).
+/// daemon asks again only once half the window is free (`JobStorage.claimRoundTrip`).
 @Suite(
     .enabled(if: PostgresTestServer.isAvailable || PostgresTestServer.isRequired, "no PostgreSQL server here"),
     .daemonTestTimeLimit)
@@ -42,6 +42,42 @@ struct DatabaseClaimBatchTests {
             .split(separator: "\n").compactMap { Int($0) }
         #expect(statements.first == 8, "jobs claimed by each statement: \(statements)")
         #expect(statements.reduce(0, +) == 12 && statements.count <= 3, "jobs claimed by each statement: \(statements)")
+        try await harness.stop(run)
+    }
+
+    /// Jobs that take less than a claim's round trip widen a window that is not configured (see
+    /// `ClaimWindow`), and a configured one holds.
+    @Test("short jobs widen a window left to the daemon; a configured window stays", arguments: [nil, 8] as [Int?])
+    func shortJobsWidenTheWindow(configured: Int?) async throws {
+        let database = try DatabaseJobsTests.Database()
+        let jobs = try database.jobs()
+        let count = 2_000
+        try jobs.enqueue(
+            try (1...count).map { number in
+                JobDatabase.Submission(name: "job-\(number)", contents: try JobFile(kind: "insert-rows", parameters: ["count": 0]).encoded())
+            })
+        jobs.close()
+        let harness = try DaemonHarness { configuration in
+            configuration.databaseURL = database.url
+            configuration.lease = .seconds(600)
+            configuration.claimWindow = configured
+            configuration.flushesWhenIdle = true
+            configuration.flushJobLimit = DaemonConfiguration.defaultFlushJobLimit
+        }
+        defer { harness.removeFiles() }
+        let least = harness.configuration.effectiveClaimWindow
+        let (_, run) = try await harness.start()
+        try await database.waitUntil(.done, count: count)
+        let statements = try database.psql("SELECT count(*) FROM lineup_jobs GROUP BY claimed_at")
+            .split(separator: "\n").compactMap { Int($0) }
+        #expect(statements.reduce(0, +) == count)
+        if configured == nil {
+            // Its least window is what a slow job's daemon holds; jobs of well under a
+            // millisecond start several a round trip, and the window widens past it.
+            #expect(statements.max() ?? 0 > least, "the most jobs one statement claimed, of \(statements.count): \(statements.max() ?? 0)")
+        } else {
+            #expect(statements.max() ?? 0 <= least, "the most jobs one statement claimed, of \(statements.count): \(statements.max() ?? 0)")
+        }
         try await harness.stop(run)
     }
 }

@@ -48,8 +48,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// The queue's `maxConcurrentOperationCount`. Default: the number of active cores.
     public var maxConcurrentJobs: Int
     /// How many claimed jobs may wait in the queues or run at once (jobs parked waiting for an
-    /// unknown dependency, or for a retry, do not count). nil: 4 × ``totalConcurrency``, at
-    /// least 8.
+    /// unknown dependency, or for a retry, do not count). nil: a window that follows the jobs
+    /// (``claimWindowRange``): 4 × ``totalConcurrency``, at least 8, and on a database wider
+    /// while jobs take less than a claim's round trip, so that the jobs in hand outlast it.
     public var claimWindow: Int?
     /// The time between flushes. Default 5 s.
     public var flushInterval: Duration
@@ -206,9 +207,17 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// milliseconds (two renames a job), large enough that a flush a group costs little.
     public static let defaultFlushJobLimit = 1_000
 
-    /// The claim window in effect.
+    /// The claim window in effect: the configured one, or else the least of ``claimWindowRange``.
     public var effectiveClaimWindow: Int {
         max(1, claimWindow ?? max(8, 4 * totalConcurrency))
+    }
+
+    /// The windows the runner may hold: the configured one alone, or else from
+    /// ``effectiveClaimWindow`` (what slow jobs get) to 16 times that, which short jobs reach
+    /// where a claim is a round trip to a database.
+    public var claimWindowRange: ClosedRange<Int> {
+        let least = effectiveClaimWindow
+        return claimWindow == nil ? least...(least * ClaimWindow.widening) : least...least
     }
 
     /// Where the daemon's jobs may read and write.
@@ -431,7 +440,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
             + (listenDatabaseURL.map { "listenDatabase=\(Self.withoutPassword($0)) " } ?? "")
             + "spool=\(spoolURL.path) input=\(inputDirectory.path) "
             + "output=\(outputDirectory.path) concurrency=\(maxConcurrentJobs) "
-            + "claimWindow=\(effectiveClaimWindow) flushInterval=\(Self.seconds(flushInterval))s "
+            + "claimWindow=\(claimWindow.map(String.init) ?? "\(claimWindowRange.lowerBound)-\(claimWindowRange.upperBound)") flushInterval=\(Self.seconds(flushInterval))s "
             + "gracePeriod=\(Self.seconds(gracePeriod))s maxAttempts=\(retry.maxAttempts) "
             + "baseDelay=\(Self.seconds(retry.baseDelay))s maxDelay=\(Self.seconds(retry.maxDelay))s "
             + "poisonThreshold=\(maxInterruptions) rescanInterval=\(Self.seconds(rescanInterval))s "

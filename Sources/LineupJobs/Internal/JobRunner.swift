@@ -87,6 +87,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
     /// What is paused, and this daemon's counts of its limits.
     var gate = ClaimGate()
+    /// How many claimed jobs the runner holds at most, following the jobs where not configured.
+    var claimWindow: ClaimWindow
     var nextWaiterToken = 0
     /// The spans of attempts and flushes; nil, and no cost per job, when no tracer is bootstrapped.
     let tracing = JobTracing.bootstrapped
@@ -109,6 +111,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         self.events = events
         self.jitter = jitter
         self.committer = GroupCommitter(container: container, jobs: jobs)
+        self.claimWindow = ClaimWindow(settings.configuration)
         queue.name = "lineup.jobs"
         queue.qualityOfService = BlockingWork.qualityOfService
         queue.maxConcurrentOperationCount = settings.configuration.maxConcurrentJobs
@@ -174,7 +177,10 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     func apply(_ newSettings: RunnerSettings) {
         settings.withLock { $0 = newSettings }
         queue.maxConcurrentOperationCount = newSettings.configuration.maxConcurrentJobs
-        coordinator.async { self.claimWhileRoom() }
+        coordinator.async {
+            self.claimWindow = ClaimWindow(newSettings.configuration)
+            self.claimWhileRoom()
+        }
     }
 
     // MARK: - Claiming
@@ -194,12 +200,13 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     func claimWhileRoom() {
         assertOnCoordinator()
         let configuration = settings.withLock { $0.configuration }
-        let window = configuration.effectiveClaimWindow
+        let roundTrip = jobs.claimRoundTrip
+        let window = claimWindow.size(roundTrip: roundTrip, at: ContinuousClock.now)
         let filter = claimFilter(configuration)
         var inHand: Int { queuedTaskCount + dependencies.parkedOnJobsInHandCount }
         // A storage whose claim is a round trip is asked once half the window is free, so that a
-        // statement claims half a window at least (see JobStorage.claimsInBatches).
-        if jobs.claimsInBatches, inHand > window / 2 { return }
+        // statement claims half a window at least (see JobStorage.claimRoundTrip).
+        if roundTrip != nil, inHand > window / 2 { return }
         while !isStopping, inHand < window, !isClaimingPaused, mayClaim() {
             let claimed: Storage.Held?
             let room = window - inHand
@@ -210,6 +217,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
                 return
             }
             guard let claimed else { return }
+            claimWindow.noteClaimed(1, at: ContinuousClock.now)
             submit(claimed)
         }
     }

@@ -22,12 +22,13 @@ package protocol JobStorage: Sendable {
     /// Where the jobs are, for messages: the spool's path, or the database's URL.
     var location: String { get }
 
-    /// Whether one claim costs a round trip that several jobs can share (a database: one
-    /// statement claims up to `limit` jobs), rather than a step a job (a spool: a rename each).
-    /// The runner asks a storage that claims in batches only once the jobs in its hands have
-    /// fallen to half its claim window, and then for the whole room: each statement takes half a
-    /// window of jobs or more, and the daemon never holds more than its window.
-    var claimsInBatches: Bool { get }
+    /// How long a claim takes lately, where one claim is a round trip that several jobs can share
+    /// (a database: one statement claims up to `limit` jobs); nil where a claim is a step a job
+    /// (a spool: a rename each). The runner asks a storage with round trips only once the jobs in
+    /// its hands have fallen to half its claim window, and then for the whole room: each statement
+    /// takes half a window of jobs or more, and the daemon never holds more than its window. Where
+    /// no window is configured, the round trip sizes it (``ClaimWindow``).
+    var claimRoundTrip: Duration? { get }
 
     /// The next job that is due, claimed for this process; nil when none is. A storage that
     /// claims in batches may claim up to `limit` jobs (the room of the runner's window) and hand

@@ -45,7 +45,7 @@ final class SpoolJobStorage: JobStorage {
     var location: String { spool.root.path }
 
     /// One rename a job: a batch would save nothing.
-    var claimsInBatches: Bool { false }
+    var claimRoundTrip: Duration? { nil }
 
     func claimNext(upTo limit: Int) throws -> ClaimedJob? {
         try spool.claimNext()

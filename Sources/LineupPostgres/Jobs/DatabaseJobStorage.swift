@@ -67,6 +67,9 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// How long a claim statement takes, from the call to its rows: what a large backlog, or a
     /// prune, would slow.
     private let claimDuration = Metrics.Timer(label: "lineup_database_claim_duration_seconds", preferredDisplayUnit: .seconds)
+    /// The claim statements' time, smoothed over the last few (``claimRoundTrip``); nil before
+    /// the first.
+    private let smoothedClaimDuration = Locked<Duration?>(nil)
     /// How many jobs one claim statement takes at most, whatever room the runner has.
     let maximumClaimBatch: Int
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
@@ -291,8 +294,11 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// ``maximumClaimBatch``), when none is left of the last batch: the coordinator waits for
     /// the statement's round trip, which was most of a job's cost when a statement claimed two.
     /// The rest of a batch is held by this daemon until the runner asks for it, in the same pass
-    /// of its claims (or is given back at shutdown, ``releaseUnhandedClaims()``).
-    var claimsInBatches: Bool { true }
+    /// of its claims (or is given back at shutdown, ``releaseUnhandedClaims()``). Until the first
+    /// statement has been timed, a millisecond, a loopback round trip's order.
+    var claimRoundTrip: Duration? {
+        smoothedClaimDuration.withLock { $0 } ?? .milliseconds(1)
+    }
 
     func claimNext(upTo limit: Int) throws -> ClaimedRow? {
         try claimNext { try claimBatchNow(batchSize(upTo: limit), stamp: $0) }
@@ -318,7 +324,11 @@ final class DatabaseJobStorage: SharedJobQueue {
                 unansweredClaim.withLock { $0 = stamp }
                 throw error
             }
-            claimDuration.record(duration: ContinuousClock.now - began)
+            let took = ContinuousClock.now - began
+            claimDuration.record(duration: took)
+            // Weighted 1/4, so that one slow statement (a checkpoint, a lock) does not swing the
+            // runner's window, while a server that has become slower moves it within a few.
+            smoothedClaimDuration.withLock { $0 = $0.map { ($0 * 3 + took) / 4 } ?? took }
             claimRounds.increment()
             guard !batch.isEmpty else {
                 emptyClaimRounds.increment()
