@@ -20,10 +20,12 @@ extension PostgresTestServer {
     private static let privateExitHandler = Locked(false)
 
     /// Starts a server of the caller's own: a fresh cluster on a free port, with replication on.
+    /// `settings` (`name=value`) are given to the server after the tests' own, so they win:
+    /// `fsync=on` makes a server that syncs its commits, where the tests' do not.
     ///
     /// - Throws: ``PostgresTestServerError`` if it cannot be started.
-    public static func startPrivate() throws(PostgresTestServerError) -> PostgresTestServer {
-        try launchPrivate { directory, binDirectory throws(PostgresTestServerError) in
+    public static func startPrivate(settings: [String] = []) throws(PostgresTestServerError) -> PostgresTestServer {
+        try launchPrivate(settings: settings) { directory, binDirectory throws(PostgresTestServerError) in
             try initializeCluster(directory: directory, binDirectory: binDirectory)
             // initdb's trust lines for replication cover the loopback addresses on most
             // versions; said again, so that a standby's pg_basebackup never depends on it.
@@ -66,7 +68,7 @@ extension PostgresTestServer {
     }
 
     private static func launchPrivate(
-        makeCluster: (URL, URL) throws(PostgresTestServerError) -> Void
+        settings: [String] = [], makeCluster: (URL, URL) throws(PostgresTestServerError) -> Void
     ) throws(PostgresTestServerError) -> PostgresTestServer {
         guard let binDirectory = installedBinDirectory else {
             throw PostgresTestServerError("PostgreSQL is not installed: no initdb and pg_ctl (apt-get install postgresql)")
@@ -85,7 +87,8 @@ extension PostgresTestServer {
             try makeCluster(directory, binDirectory)
             let port = try startServer(
                 directory: directory, binDirectory: binDirectory,
-                extraOptions: ["-c wal_level=replica", "-c max_wal_senders=5", "-c hot_standby=on"])
+                extraOptions: ["-c wal_level=replica", "-c max_wal_senders=5", "-c hot_standby=on"]
+                    + settings.map { "-c \(shellQuoted($0))" })
             let server = PostgresTestServer(
                 host: loopbackAddress, port: port, username: superuserName, directory: directory,
                 binDirectory: binDirectory)

@@ -22,7 +22,11 @@ struct BenchOptions {
           --daemons LIST  daemon processes of each run, e.g. 1,2,4,8,16,32 (postgres-jobs; default 1,2,4)
           --backlog N     queued jobs beside the timed ones, all due (postgres-jobs; default 0)
           --done-rows N   done jobs of an earlier history in the table (postgres-jobs; default 10 × backlog)
-          --claim-window N  the daemons' claimWindow (postgres-jobs; default: theirs, max(8, 4 × jobs at once))
+          --claim-window N  the daemons' claimWindow (postgres-jobs; default: theirs, from max(8, 4 × jobs
+                          at once), widened while jobs take less than a claim's round trip)
+          --server-fsync M  off | on | both: the server syncs its commits (postgres-jobs; default off)
+          --prune         delete the history's done rows beside the daemons' run, a batch a
+                          transaction, to see what a prune costs their claims (postgres-jobs)
           --no-peer       leave PgQueuer out (postgres-jobs; by default it runs beside Lineup, in a
                           venv the benchmark makes with pip from PyPI)
           --fsync-jobs N  jobs of the throughput run with a fsynced spool (spool; default 10000)
@@ -57,6 +61,9 @@ struct BenchOptions {
     var explicitDoneRows: Int?
     var comparesWithPeer = true
     var claimWindow: Int?
+    /// Whether the server syncs its commits, a run of all counts for each (`--server-fsync`).
+    var serverSyncs = [false]
+    var prunesDuringRun = false
     /// The done jobs of the history: ten a queued job of the backlog unless told.
     var doneRows: Int { explicitDoneRows ?? 10 * backlog }
     var bulkJobs = 100_000
@@ -125,6 +132,16 @@ struct BenchOptions {
                 options.explicitDoneRows = try amount(for: argument)
             case "--claim-window":
                 options.claimWindow = try count(for: argument)
+            case "--server-fsync":
+                let text = try value(for: argument)
+                switch text {
+                case "off": options.serverSyncs = [false]
+                case "on": options.serverSyncs = [true]
+                case "both": options.serverSyncs = [false, true]
+                default: throw BenchError(.usage, "--server-fsync is one of off, on, both, not \(text)")
+                }
+            case "--prune":
+                options.prunesDuringRun = true
             case "--no-peer":
                 options.comparesWithPeer = false
             case "--fsync-jobs":

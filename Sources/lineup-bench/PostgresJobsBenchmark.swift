@@ -33,31 +33,45 @@ struct PostgresJobsBenchmark {
     static let noOpContents: Data = (try? JobFile(kind: NoOpJobTask.kind, parameters: ["enqueuedAt": 0]).encoded()) ?? Data()
 
     func run() throws -> ResultTable {
-        let server: PostgresTestServer
-        do {
-            server = try PostgresTestServer.shared()
-        } catch {
-            throw BenchError(.usage, "postgres-jobs needs a PostgreSQL server of its own (Debian's postgresql): \(error)")
-        }
-        defer { try? server.stop() }
         let directory = try BenchSupport.makeWorkDirectory(options, name: "postgres-jobs")
         defer { BenchSupport.finish(directory, options, name: "postgres-jobs") }
         let loadBefore = ProcessCPU.loadDescription()
         let peer = options.comparesWithPeer ? PgQueuerPeer.prepare(in: directory) : .failure(BenchError(.usage, "--no-peer"))
         var table = ResultTable()
+        for syncs in options.serverSyncs {
+            let server: PostgresTestServer
+            do {
+                // The tests' shared server does not sync; a server that does is one of our own.
+                server = try syncs ? PostgresTestServer.startPrivate(settings: ["fsync=on"]) : PostgresTestServer.shared()
+            } catch {
+                throw BenchError(.usage, "postgres-jobs needs a PostgreSQL server of its own (Debian's postgresql): \(error)")
+            }
+            defer { try? server.stop() }
+            try run(on: server, syncs: syncs, peer: peer, directory: directory.appending(path: syncs ? "fsync-on" : "fsync-off"), into: &table)
+        }
+        table.notes = notes(peer: peer, loadBefore: loadBefore)
+        return table
+    }
+
+    /// The runs of each `--daemons` count on `server`, whose commits are synced to disk when
+    /// `syncs` (their names end in `.fsync`).
+    private func run(
+        on server: PostgresTestServer, syncs: Bool, peer: Result<PgQueuerPeer, BenchError>, directory: URL, into table: inout ResultTable
+    ) throws {
         let jobs = options.databaseJobs
         let history = "backlog \(Format.grouped(options.backlog)), done rows \(Format.grouped(options.doneRows))"
+        let suffix = (options.claimWindow.map { ".window\($0)" } ?? "") + (options.prunesDuringRun ? ".prune" : "") + (syncs ? ".fsync" : "")
+        let label = syncs ? ", fsync on" : ""
         for count in options.databaseDaemons {
-            let name = "daemons\(count)" + (options.backlog > 0 ? ".backlog\(options.backlog)" : "")
-                + (options.claimWindow.map { ".window\($0)" } ?? "")
-            progress("postgres-jobs: Lineup, \(count) daemon process(es), \(Format.grouped(jobs)) jobs, \(history) …")
+            let name = "daemons\(count)" + (options.backlog > 0 ? ".backlog\(options.backlog)" : "") + suffix
+            progress("postgres-jobs: Lineup, \(count) daemon process(es), \(Format.grouped(jobs)) jobs, \(history)\(label) …")
             let lineup = try runDaemons(count, server: server, directory: directory.appending(path: "daemons-\(count)"))
-            progress("postgres-jobs: bare SKIP LOCKED loop, \(count) worker(s) …")
+            progress("postgres-jobs: bare SKIP LOCKED loop, \(count) worker(s)\(label) …")
             let baseline = try runBareLoop(count, server: server)
             let ratio = lineup.jobsPerSecond / baseline
             table.rows.append(
                 .init(
-                    benchmark: "jobs.postgres, \(count) daemon\(count == 1 ? "" : "s")", lineup: Format.groupedRate(lineup.jobsPerSecond),
+                    benchmark: "jobs.postgres, \(count) daemon\(count == 1 ? "" : "s")\(label)", lineup: Format.groupedRate(lineup.jobsPerSecond),
                     baseline: Format.groupedRate(baseline), ratio: Format.ratio(ratio), target: "(measured)", verdict: ""))
             table.results.append(
                 "RESULT jobs.postgres.\(name) lineup=\(Format.rate(lineup.jobsPerSecond))/s baseline=\(Format.rate(baseline))/s "
@@ -66,20 +80,21 @@ struct PostgresJobsBenchmark {
                     + "claim_p99_ms=\(String(format: "%.2f", Double(lineup.claimP99Microseconds) / 1_000)) "
                     + "jobs_per_daemon=\(lineup.fewestJobs)..\(lineup.mostJobs) "
                     + "connections_per_daemon=\(String(format: "%.1f", lineup.connectionsPerDaemon)) "
-                    + "table_mb=\(lineup.size.tableMegabytes) indexes_mb=\(lineup.size.indexMegabytes) dead_tuples=\(lineup.size.deadTuples)")
+                    + "table_mb=\(lineup.size.tableMegabytes) indexes_mb=\(lineup.size.indexMegabytes) dead_tuples=\(lineup.size.deadTuples)"
+                    + (lineup.pruned.map { " pruned=\($0)" } ?? ""))
             switch peer {
             case let .success(peer):
-                progress("postgres-jobs: PgQueuer \(Self.pgqueuerVersion), \(count) worker process(es) …")
+                progress("postgres-jobs: PgQueuer \(Self.pgqueuerVersion), \(count) worker process(es)\(label) …")
                 do {
                     let pgqueuer = try peer.run(jobs: jobs, workers: count, databaseURL: try newDatabase(server))
                     let peerRatio = lineup.jobsPerSecond / pgqueuer
                     table.rows.append(
                         .init(
-                            benchmark: "jobs.postgres vs PgQueuer, \(count) worker\(count == 1 ? "" : "s")",
+                            benchmark: "jobs.postgres vs PgQueuer, \(count) worker\(count == 1 ? "" : "s")\(label)",
                             lineup: Format.groupedRate(lineup.jobsPerSecond), baseline: Format.groupedRate(pgqueuer),
                             ratio: Format.ratio(peerRatio), target: ">= 1", verdict: BenchSupport.verdict(peerRatio >= 1)))
                     table.results.append(
-                        "RESULT jobs.postgres.pgqueuer.workers\(count)\(options.claimWindow.map { ".window\($0)" } ?? "") lineup=\(Format.rate(lineup.jobsPerSecond))/s "
+                        "RESULT jobs.postgres.pgqueuer.workers\(count)\(suffix) lineup=\(Format.rate(lineup.jobsPerSecond))/s "
                             + "pgqueuer=\(Format.rate(pgqueuer))/s ratio=\(Format.ratio(peerRatio))")
                 } catch {
                     progress("postgres-jobs: PgQueuer failed: \(error)")
@@ -88,12 +103,17 @@ struct PostgresJobsBenchmark {
                 break
             }
         }
+    }
+
+    private func notes(peer: Result<PgQueuerPeer, BenchError>, loadBefore: String) -> [String] {
+        let jobs = options.databaseJobs
+        let history = "backlog \(Format.grouped(options.backlog)), done rows \(Format.grouped(options.doneRows))"
         var notes = [
             "jobs: \(Format.grouped(jobs)) no-op jobs timed a run, in a new database's lineup_jobs with a \(history); every job due.",
-            "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each, claim window \(options.claimWindow.map(String.init) ?? "the default, max(8, 4 × jobs at once)")), from the resume of the paused kind until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most; connections_per_daemon: the server's connections to the database once all listened, over K.",
+            "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each, claim window \(options.claimWindow.map(String.init) ?? "the default: max(8, 4 × jobs at once), widened up to 16 times while jobs take less than a claim's round trip")), from the resume of the paused kind until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most; connections_per_daemon: the server's connections to the database once all listened, over K.",
             "baseline: K threads, each on its own connection, one transaction a job: UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1), then UPDATE … SET state = 'done', COMMIT.",
             "table_mb, indexes_mb, dead_tuples: lineup_jobs after the daemons' run (pg_table_size, pg_indexes_size, pg_stat_user_tables.n_dead_tup), autovacuum at its defaults.",
-            "server: a cluster of the benchmark's own on 127.0.0.1 (fsync=off), on the same cores as the daemons; machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
+            "server: a cluster of the benchmark's own on 127.0.0.1, on the same cores as the daemons, with fsync=off, or on (and synchronous_commit on) in the runs marked fsync (--server-fsync); machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
         ]
         switch peer {
         case .success:
@@ -102,8 +122,10 @@ struct PostgresJobsBenchmark {
         case let .failure(error):
             notes.append("PgQueuer: not run (\(error)).")
         }
-        table.notes = notes
-        return table
+        if options.prunesDuringRun {
+            notes.append("prune: while the daemons run, a connection of its own deletes the done rows of the history (JobDatabase.pruneDone, 1,000 rows a transaction), until none is left or the run ends; pruned: the rows it deleted.")
+        }
+        return notes
     }
 
     // MARK: - The table
@@ -161,6 +183,8 @@ struct PostgresJobsBenchmark {
         var size: TableSize
         /// The server's connections to the database once every daemon listens, a daemon.
         var connectionsPerDaemon: Double
+        /// The history's rows that the prune beside the run deleted (`--prune`); nil without one.
+        var pruned: Int?
     }
 
     private func runDaemons(_ count: Int, server: PostgresTestServer, directory: URL) throws -> DaemonsRun {
@@ -192,8 +216,11 @@ struct PostgresJobsBenchmark {
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
                 database: database)) ?? 0
         let expected = options.databaseJobs
+        // Only the history finished before this: the measured jobs finish after it.
+        let prune = options.prunesDuringRun ? try PruneBesideRun(databaseURL: databaseURL, finishedBefore: Date()) : nil
         let began = MonotonicClock.now()
         _ = try server.psql("DELETE FROM lineup_paused; SELECT pg_notify('lineup_jobs', '')", database: database)
+        prune?.start()
         let timeout = ContinuousClock.now + .seconds(1_800)
         while daemons.reduce(0, { $0 + $1.acknowledged }) < expected {
             guard ContinuousClock.now < timeout else {
@@ -202,6 +229,7 @@ struct PostgresJobsBenchmark {
             Thread.sleep(forTimeInterval: 0.002)
         }
         let elapsed = MonotonicClock.now() - began
+        let pruned = try prune?.stop()
         let totals = stopAll()
         guard totals.allSatisfy({ $0 != nil }) else { throw BenchError(.lineup, "a bench daemon did not stop cleanly") }
         let stoppedTotals = totals.compactMap { $0 }
@@ -216,7 +244,7 @@ struct PostgresJobsBenchmark {
             claimP50Microseconds: stoppedTotals.map(\.claimP50Microseconds).sorted()[stoppedTotals.count / 2],
             claimP99Microseconds: stoppedTotals.map(\.claimP99Microseconds).max() ?? 0,
             fewestJobs: stoppedTotals.map(\.acknowledged).min() ?? 0, mostJobs: stoppedTotals.map(\.acknowledged).max() ?? 0,
-            size: try tableSize(server, database: database), connectionsPerDaemon: connections / Double(count))
+            size: try tableSize(server, database: database), connectionsPerDaemon: connections / Double(count), pruned: pruned)
     }
 
     // MARK: - The bare loop

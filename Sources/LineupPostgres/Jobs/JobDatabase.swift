@@ -247,11 +247,18 @@ public final class JobDatabase: Sendable {
         precondition(batchSize > 0, "a prune's batch deletes one row at least")
         var removed = 0
         while true {
-            let batch = try sessions.withSession { session in
-                try session.execute(JobTableStatements.prune, [.real(cutoff.timeIntervalSince1970), .integer(Int64(batchSize))])
-            }
+            let batch = try pruneDoneBatch(finishedBefore: cutoff, batchSize: batchSize)
             removed += batch
             if batch < batchSize { return removed }
+        }
+    }
+
+    /// One transaction of ``pruneDone(finishedBefore:batchSize:)``: deletes at most `batchSize`
+    /// of the oldest done jobs that finished before `cutoff` and that no job waits for; returns
+    /// how many went (fewer than `batchSize`: none is left that no other prune holds).
+    public func pruneDoneBatch(finishedBefore cutoff: Date, batchSize: Int = JobDatabase.pruneBatchSize) throws -> Int {
+        try sessions.withSession { session in
+            try session.execute(JobTableStatements.prune, [.real(cutoff.timeIntervalSince1970), .integer(Int64(batchSize))])
         }
     }
 
