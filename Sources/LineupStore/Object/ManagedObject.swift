@@ -233,8 +233,13 @@ extension ManagedObject: CustomStringConvertible {
 /// prototypes), never by user code.
 public struct ObjectInitialization {
     let objectID: ObjectID
-    let entity: EntityDescription
-    let context: ManagedObjectContext?
+    // Neither is retained: the struct lives only for the initializer it is passed to, which its
+    // maker (the context, or the model for a prototype) calls at once while holding both, and
+    // entity descriptions are never released (see `EntityCache`). A retain and release of the
+    // context for every object made would take the slow path each time, as the context has weak
+    // references (its objects' and its parent's), which keep its counts in a side table.
+    unowned(unsafe) let entity: EntityDescription
+    unowned(unsafe) let context: ManagedObjectContext?
     let values: [StoreValue]
     let stamp: Int64
     let state: ManagedObject.State
