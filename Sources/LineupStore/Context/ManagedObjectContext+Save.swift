@@ -7,12 +7,16 @@ extension ManagedObjectContext {
     /// attribute's default): refused at save, as Core Data's validation refuses a value it cannot
     /// keep, rather than changed on its way to the disk. Found by the fetch-predicate fuzzer.
     private static func checkStorable(_ object: ManagedObject) throws {
-        for (index, value) in object.values.enumerated() {
-            guard case .real(let number) = value, number.isNaN else { continue }
-            throw StoreError(
-                .validationFailed,
-                "\(object.objectID): `\(object.entity.properties[index].name)` is NaN, which the store cannot keep (SQLite reads it back as NULL)")
+        // Looked at in place, as the save looks at every value of every object it pushes: a loop
+        // that took each value out would retain and release its text.
+        let isNaN = { (value: StoreValue) -> Bool in
+            if case .real(let number) = value { return number.isNaN }
+            return false
         }
+        guard let index = object.values.firstIndex(where: isNaN) else { return }
+        throw StoreError(
+            .validationFailed,
+            "\(object.objectID): `\(object.entity.properties[index].name)` is NaN, which the store cannot keep (SQLite reads it back as NULL)")
     }
 
     /// Validates the changed objects, then pushes the changes exactly one level up: into the

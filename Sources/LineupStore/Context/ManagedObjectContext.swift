@@ -64,6 +64,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let storeReader: StoreReader
     let logger: Logger
     private let queue: DispatchQueue
+    /// The weak reference to this context that its objects share (see ``ContextLink``).
+    let objectLink = ContextLink()
 
     // MARK: Queue-confined state
 
@@ -145,6 +147,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 children.append(WeakContext(context: self))
             }
         }
+        objectLink.context = self
     }
 
     /// A new context whose parent is this one (e.g. a job's private context under the main one).

@@ -23,9 +23,12 @@ open class ManagedObject {
     public unowned(unsafe) let entity: EntityDescription
     /// The context the object belongs to, held weakly: nil once that context is gone, and for
     /// the model's prototypes.
-    public private(set) weak var managedObjectContext: ManagedObjectContext?
+    public var managedObjectContext: ManagedObjectContext? { contextLink?.context }
+    /// The weak reference to the context that its objects share (see ``ContextLink``); nil for
+    /// prototypes.
+    private let contextLink: ContextLink?
     /// The context's identity (see `CurrentContext`), compared on every access; nil for prototypes.
-    /// Kept beside the weak reference so that the check loads no weak reference.
+    /// Kept beside the link so that the check loads no weak reference.
     private let contextIdentity: UnsafeMutableRawPointer?
 
     // The state below is confined to the context's queue.
@@ -77,7 +80,7 @@ open class ManagedObject {
     public required init(_ initialization: ObjectInitialization) {
         self.objectID = initialization.objectID
         self.entity = initialization.entity
-        self.managedObjectContext = initialization.context
+        self.contextLink = initialization.context?.objectLink
         self.contextIdentity = initialization.context?.identity
         self.values = initialization.values
         self.stamp = initialization.stamp
@@ -233,8 +236,13 @@ extension ManagedObject: CustomStringConvertible {
 /// prototypes), never by user code.
 public struct ObjectInitialization {
     let objectID: ObjectID
-    let entity: EntityDescription
-    let context: ManagedObjectContext?
+    // Neither is retained: the struct lives only for the initializer it is passed to, which its
+    // maker (the context, or the model for a prototype) calls at once while holding both, and
+    // entity descriptions are never released (see `EntityCache`). A retain and release of the
+    // context for every object made would take the slow path each time, as the context has weak
+    // references (its `ContextLink`'s and its parent's), which keep its counts in a side table.
+    unowned(unsafe) let entity: EntityDescription
+    unowned(unsafe) let context: ManagedObjectContext?
     let values: [StoreValue]
     let stamp: Int64
     let state: ManagedObject.State
