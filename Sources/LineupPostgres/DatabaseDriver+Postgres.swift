@@ -10,7 +10,8 @@ extension DatabaseDriver {
             try PersistentContainer(postgresURL: url, model: model, logger: logger, maximumReaderCount: maximumReaderCount)
         },
         openJobs: { url, configuration, logger, mustStop in
-            let database = try JobDatabase(url: url, logger: logger)
+            let database = try JobDatabase(
+                url: url, logger: logger, connections: configuration.databaseConnectionBudget.jobConnections)
             do {
                 return try DatabaseJobStorage(
                     database: database, listenURL: configuration.listenDatabaseURL, lease: configuration.lease,

@@ -14,6 +14,8 @@ struct DaemonOptions: ParsableArguments, Sendable {
     var lease: Double?
     @Option(help: "With --database: a PostgreSQL URL direct to the server, to listen on for new jobs (LISTEN) when --database goes through a pooler in transaction mode such as PgBouncer, where a LISTEN hears nothing (default: --database itself; polling finds jobs either way, later).")
     var listenDatabase: String?
+    @Option(help: "With --database: the most connections this daemon opens to it, its listener's included: 4 (the store's writer, the main context's reader, key blocks, the listener), readers for the jobs at once and one more, and one or two for the jobs; at least concurrency + 6 (default: max(5, concurrency + 1) + 6).")
+    var databaseConnections: Int?
     @Option(help: "The spool directory (tmp/ new/ active/ done/ failed/).")
     var spool: String?
     @Option(help: "The directory job inputs are read from.")
@@ -82,6 +84,7 @@ struct DaemonOptions: ParsableArguments, Sendable {
             }
             configuration.listenDatabaseURL = url
         }
+        if let databaseConnections { configuration.databaseConnections = databaseConnections }
         if let lease { configuration.lease = try DaemonConfiguration.duration(seconds: lease, of: "--lease") }
         if let spool { configuration.spoolURL = URL(fileURLWithPath: spool, relativeTo: here).standardizedFileURL }
         if let input { configuration.inputDirectory = URL(fileURLWithPath: input, relativeTo: here).standardizedFileURL }

@@ -25,7 +25,7 @@ struct CommandLineTests {
             let listed = Self.entries(after: "OPTIONS:", in: result.standardOutput)
             #expect(
                 listed == [
-                    "--store", "--database", "--lease", "--listen-database", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
+                    "--store", "--database", "--lease", "--listen-database", "--database-connections", "--spool", "--input", "--output", "--config", "--concurrency", "--flush-interval",
                     "--flush-when-idle/--no-flush-when-idle", "--flush-row-limit", "--flush-job-limit", "--grace-period", "--log-level",
                     "--keep-done", "--timeout",
                     "--http-address", "--http-token-file", "--allowed-host", "--otel-endpoint", "--log-format", "--limit", "-h,",

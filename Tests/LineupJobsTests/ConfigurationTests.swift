@@ -178,6 +178,12 @@ import Testing
         (#"{"concurrency": -3}"#, "`concurrency` must be from 1 to 1024; found -3"),
         (#"{"concurrency": 5000}"#, "`concurrency` must be from 1 to 1024; found 5000"),
         (#"{"claimWindow": 0}"#, "`claimWindow` must be from 1"),
+        (#"{"databaseConnections": 8}"#, "`databaseConnections` needs `database`"),
+        (#"{"databaseConnections": "8", "database": "postgres://db.example/lineup"}"#, "`databaseConnections` must be a whole number"),
+        (#"{"databaseConnections": 7, "concurrency": 2, "database": "postgres://db.example/lineup"}"#,
+         "`databaseConnections` must be from 8 to 10000; found 7"),
+        (#"{"databaseConnections": 20000, "concurrency": 2, "database": "postgres://db.example/lineup"}"#,
+         "`databaseConnections` must be from 8 to 10000; found 20000"),
         (#"{"maxAttempts": 100000}"#, "`maxAttempts` must be from 1 to 1000"),
         (#"{"poisonThreshold": 0}"#, "`poisonThreshold` must be from 1 to 1000"),
         (#"{"flushBacklogLimit": 0}"#, "`flushBacklogLimit` must be from 1"),
@@ -204,6 +210,39 @@ import Testing
         #expect(error.code == .invalidConfiguration)
         #expect(error.path == directory.appending(path: "lineupd.json").path)
         #expect(error.message.contains(message), "\(error.message)")
+    }
+
+    /// The bound is shared out: the four connections every daemon holds, the readers (one a job
+    /// at once and one more at the least, the store's default at the most), one or two for the
+    /// jobs; the start-up line shows the total in effect.
+    @Test func databaseConnectionsAreReadAndShareOutTheBound() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = #""database": "postgres://lineup@db.example/lineup", "concurrency": 2"#
+        let unbounded = try load("{\(database)}")
+        #expect(unbounded.databaseConnections == nil)
+        #expect(unbounded.databaseConnectionBudget == DatabaseConnectionBudget(forConcurrentTasks: 2, limit: nil))
+        #expect(unbounded.databaseConnectionBudget.storeReaders == 5 && unbounded.databaseConnectionBudget.jobConnections == 2)
+        #expect(unbounded.databaseConnectionBudget.total == 11)
+        #expect(unbounded.summary.contains("databaseConnections=11 "), "\(unbounded.summary)")
+
+        let smallest = try load(#"{"databaseConnections": 8, "# + database + "}")
+        #expect(smallest.databaseConnections == 8)
+        #expect(smallest.databaseConnectionBudget.storeReaders == 3 && smallest.databaseConnectionBudget.jobConnections == 1)
+        #expect(smallest.summary.contains("databaseConnections=8 "), "\(smallest.summary)")
+        let nine = try load(#"{"databaseConnections": 9, "# + database + "}").databaseConnectionBudget
+        #expect(nine.storeReaders == 3 && nine.jobConnections == 2 && nine.total == 9)
+        let ten = try load(#"{"databaseConnections": 10, "# + database + "}").databaseConnectionBudget
+        #expect(ten.storeReaders == 4 && ten.jobConnections == 2 && ten.total == 10)
+        // More than the daemon would use is a bound it stays under, not connections it opens.
+        let generous = try load(#"{"databaseConnections": 100, "# + database + "}").databaseConnectionBudget
+        #expect(generous == unbounded.databaseConnectionBudget)
+
+        #expect(smallest.settingsNeedingRestart(toBecome: unbounded) == ["databaseConnections"])
+        // A reload that widens the queue past the readers the bound leaves is refused.
+        var wider = smallest
+        wider.maxConcurrentJobs = 3
+        let error = try #require(throws: DaemonError.self) { try wider.validate() }
+        #expect(error.message.contains("`databaseConnections` must be from 9"), "\(error.message)")
     }
 
     @Test func timeoutsAreReadByKindAndReloadable() throws {

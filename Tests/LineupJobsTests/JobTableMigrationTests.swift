@@ -55,7 +55,7 @@ struct JobTableMigrationTests {
         let session = try session(database)
         defer { session.close() }
         let before = try JobTableMigrations.status(of: session)
-        #expect(before.version == 1 && before.latestVersion == 6 && before.pending.map(\.version) == [2, 3, 4, 5, 6])
+        #expect(before.version == 1 && before.latestVersion == 7 && before.pending.map(\.version) == [2, 3, 4, 5, 6, 7])
         #expect(before.note == "tables made before versions were recorded")
 
         let jobs = try database.jobs()
@@ -65,9 +65,10 @@ struct JobTableMigrationTests {
         #expect(
             try database.psql("SELECT line, version, name FROM lineup_migrations ORDER BY version")
                 == "jobs|2|queued jobs stored as queued\njobs|3|job priorities and unique periods"
-                + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests\njobs|6|indexes for long histories")
+                + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests\njobs|6|indexes for long histories"
+                + "\njobs|7|storage parameters for churn")
         let after = try JobTableMigrations.status(of: session)
-        #expect(after.version == 6 && after.pending.isEmpty && after.note == nil)
+        #expect(after.version == 7 && after.pending.isEmpty && after.note == nil)
         // The constraint, the default and the partial indexes name the new value, and only it.
         let definitions = try snapshot(database).split(separator: "\n--\n").dropFirst(2).joined(separator: "\n")
         #expect(!definitions.contains("available"), "\(definitions)")
@@ -92,10 +93,18 @@ struct JobTableMigrationTests {
         #expect(
             try database.psql("SELECT line, version, name FROM lineup_migrations ORDER BY version")
                 == "jobs|1|job and daemon tables\njobs|2|queued jobs stored as queued\njobs|3|job priorities and unique periods"
-                + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests\njobs|6|indexes for long histories")
+                + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests\njobs|6|indexes for long histories"
+                + "\njobs|7|storage parameters for churn")
         let session = try session(database)
         defer { session.close() }
         #expect(try JobTableMigrations.plan(of: session).isEmpty)
+        // Version 7's storage parameters: the queue's table is vacuumed early, and the daemons'
+        // table keeps room for its heartbeats' HOT updates.
+        let options = try database.psql("SELECT relname, array_to_string(reloptions, ',') FROM pg_class WHERE relname IN ('lineup_jobs', 'lineup_daemons') ORDER BY relname")
+        #expect(
+            options == "lineup_daemons|fillfactor=50\nlineup_jobs|autovacuum_vacuum_scale_factor=0.01,"
+                + "autovacuum_vacuum_threshold=1000,autovacuum_vacuum_insert_scale_factor=0.01,autovacuum_vacuum_insert_threshold=1000,"
+                + "autovacuum_analyze_scale_factor=0.02,autovacuum_analyze_threshold=1000,autovacuum_vacuum_cost_delay=0", "\(options)")
     }
 
     @Test func aMigrationStopsAtTheVersionItIsToldAndGoesOnlyForward() throws {
@@ -103,7 +112,7 @@ struct JobTableMigrationTests {
         let session = try session(database)
         defer { session.close() }
         let status = try JobTableMigrations.status(of: session)
-        #expect(status.version == 0 && status.note == "no job tables yet" && status.pending.map(\.version) == [1, 2, 3, 4, 5, 6])
+        #expect(status.version == 0 && status.note == "no job tables yet" && status.pending.map(\.version) == [1, 2, 3, 4, 5, 6, 7])
         let ran = try session.transaction { try JobTableMigrations.migrate(session, to: 1, logger: Logger(label: "test")) }
         #expect(ran.fromVersion == 0 && ran.toVersion == 1)
         #expect(try database.psql("SELECT column_default FROM information_schema.columns WHERE table_name = 'lineup_jobs' AND column_name = 'state'") == "'available'::text")
@@ -113,10 +122,10 @@ struct JobTableMigrationTests {
         #expect(back?.message.contains("has job-table schema version 1, past 0: migrations only go forward") == true)
         // The plan a dry run prints is what migrating runs.
         let plan = try JobTableMigrations.plan(of: session)
-        #expect(plan.migrations.map(\.version) == [2, 3, 4, 5, 6])
+        #expect(plan.migrations.map(\.version) == [2, 3, 4, 5, 6, 7])
         #expect(plan.statements.contains("UPDATE lineup_jobs SET state = 'queued' WHERE state = 'available'"))
         #expect(plan.statements.contains("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 2, 'queued jobs stored as queued')"))
-        #expect(plan.statements.last == "INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 6, 'indexes for long histories')")
+        #expect(plan.statements.last == "INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 7, 'storage parameters for churn')")
     }
 
     @Test func tablesOfANewerVersionAreRefusedNamingBothVersionsAndNothingChanges() async throws {
@@ -124,14 +133,14 @@ struct JobTableMigrationTests {
         let jobs = try database.jobs()
         try jobs.enqueue([JobDatabase.Submission(name: "kept", contents: try JobFile(kind: "insert-rows", parameters: ["count": 1]).encoded())])
         jobs.close()
-        _ = try database.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 7, 'from a newer Lineup')")
+        _ = try database.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'from a newer Lineup')")
         let before = try snapshot(database)
 
         let error = #expect(throws: StoreError.self) { try database.jobs() }
         #expect(error?.code == .storeNewerThanModel)
         #expect(
             error?.message
-                == "\(database.url.absoluteString) has job-table schema version 7; this Lineup knows up to 6: upgrade Lineup to use it")
+                == "\(database.url.absoluteString) has job-table schema version 8; this Lineup knows up to 7: upgrade Lineup to use it")
         #expect(try snapshot(database) == before)
 
         // A daemon refuses to start, naming both versions.
@@ -139,7 +148,7 @@ struct JobTableMigrationTests {
         defer { harness.removeFiles() }
         let refusal = await #expect(throws: DaemonError.self) { try await harness.daemon.run() }
         #expect(refusal?.code == .storeUnavailable)
-        #expect("\(refusal.map { "\($0)" } ?? "")".contains("has job-table schema version 7; this Lineup knows up to 6"))
+        #expect("\(refusal.map { "\($0)" } ?? "")".contains("has job-table schema version 8; this Lineup knows up to 7"))
         #expect(try database.psql("SELECT count(*) FROM lineup_daemons") == "0")
         #expect(try database.psql("SELECT state FROM lineup_jobs") == "queued")
     }
@@ -191,8 +200,8 @@ struct JobTableMigrationTests {
             }
         }
         let migrations = records.messages.filter { $0.message == "migrating a schema" }
-        #expect(migrations.map { $0.metadata["version"] } == ["2", "3", "4", "5", "6"], "one run of each migration: \(migrations)")
-        #expect(try database.psql("SELECT line, version FROM lineup_migrations ORDER BY version") == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6")
+        #expect(migrations.map { $0.metadata["version"] } == ["2", "3", "4", "5", "6", "7"], "one run of each migration: \(migrations)")
+        #expect(try database.psql("SELECT line, version FROM lineup_migrations ORDER BY version") == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6\njobs|7")
         #expect(try database.psql("SELECT state FROM lineup_jobs") == "queued")
     }
 }

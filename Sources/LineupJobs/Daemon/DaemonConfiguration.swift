@@ -36,6 +36,13 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// With ``databaseURL``: how long this daemon's claims outlive its last heartbeat. When a
     /// daemon dies, its jobs are taken back by the others that long after (plus a poll). Default 30 s.
     public var lease: Duration
+    /// With ``databaseURL``: the most connections this daemon opens to the database, its
+    /// listener's included (see ``DatabaseConnectionBudget``): the store's writer, the main
+    /// context's reader, the key blocks' connection and the listener, then the task contexts'
+    /// readers and the jobs' connections out of what is left. At least
+    /// ``DatabaseConnectionBudget/minimum(forConcurrentTasks:)`` (``totalConcurrency`` + 6).
+    /// nil (the default): `max(5, totalConcurrency + 1) + 6`.
+    public var databaseConnections: Int?
     /// The spool's root directory (`tmp/`, `new/`, `active/`, `done/`, `failed/`, `status.json`).
     public var spoolURL: URL
     /// The directory relative input paths of job files resolve against.
@@ -197,6 +204,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.otelEndpoint = nil
         self.limits = [:]
         self.listenDatabaseURL = nil
+        self.databaseConnections = nil
     }
 
     /// The default of ``flushRowLimit``: a few chunks of an import (10,000 rows each), a few
@@ -218,6 +226,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var claimWindowRange: ClosedRange<Int> {
         let least = effectiveClaimWindow
         return claimWindow == nil ? least...(least * ClaimWindow.widening) : least...least
+    }
+
+    /// How the daemon shares out its connections to ``databaseURL`` (``databaseConnections``).
+    public var databaseConnectionBudget: DatabaseConnectionBudget {
+        DatabaseConnectionBudget(forConcurrentTasks: totalConcurrency, limit: databaseConnections)
     }
 
     /// Where the daemon's jobs may read and write.
@@ -260,6 +273,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if databaseURL != other.databaseURL { names.append("database") }
         if listenDatabaseURL != other.listenDatabaseURL { names.append("listenDatabase") }
         if lease != other.lease { names.append("lease") }
+        if databaseConnections != other.databaseConnections { names.append("databaseConnections") }
         if differ(spoolURL, other.spoolURL) { names.append("spool") }
         if differ(inputDirectory, other.inputDirectory) { names.append("input") }
         if differ(outputDirectory, other.outputDirectory) { names.append("output") }
@@ -272,6 +286,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
         if otelEndpoint != other.otelEndpoint { names.append("otelEndpoint") }
         return names
     }
+
+    /// The most ``databaseConnections`` may be: more than any server takes from one client.
+    public static let maximumDatabaseConnections = 10_000
 
     /// The longest any duration setting may be: a year. Longer is a typo (or `inf`), and
     /// clocks and dispatch times overflow not far beyond.
@@ -315,6 +332,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// |---|---|
     /// | `concurrency` | 1…1,024 |
     /// | `claimWindow` | 1…1,000,000 |
+    /// | `databaseConnections` | `totalConcurrency` + 6…10,000, with `database` |
     /// | `maxAttempts`, `poisonThreshold` | 1…1,000 |
     /// | `flushBacklogLimit` | 1…10,000,000 |
     /// | `flushInterval`, `rescanInterval`, `statusInterval`, `flushFailureTimeout`, `timeout`, `timeoutByKind` | more than 0 s, at most a year |
@@ -354,6 +372,18 @@ public struct DaemonConfiguration: Sendable, Hashable {
             }
             guard databaseURL != nil else {
                 throw invalid("`listenDatabase` needs `database`: it is where the daemon listens for the jobs of that database")
+            }
+        }
+        if let databaseConnections {
+            guard databaseURL != nil else {
+                throw invalid("`databaseConnections` needs `database`: it bounds the connections the daemon opens to it")
+            }
+            let minimum = DatabaseConnectionBudget.minimum(forConcurrentTasks: totalConcurrency)
+            guard (minimum...Self.maximumDatabaseConnections).contains(databaseConnections) else {
+                throw invalid(
+                    "`databaseConnections` must be from \(minimum) to \(Self.maximumDatabaseConnections); found \(databaseConnections) "
+                        + "(the store's writer, the main context's reader, the key blocks' and the listener's, one reader per job "
+                        + "at once and one more: \(totalConcurrency + 1), and one for the jobs)")
             }
         }
         var queuesByKind: [String: String] = [:]
@@ -436,7 +466,14 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     /// One line for the start-up log.
     public var summary: String {
-        (databaseURL.map { "database=\(Self.withoutPassword($0)) lease=\(Self.seconds(lease))s " } ?? "store=\(storeURL.path) ")
+        let location: String =
+            if let databaseURL {
+                "database=\(Self.withoutPassword(databaseURL)) lease=\(Self.seconds(lease))s "
+                    + "databaseConnections=\(databaseConnectionBudget.total) "
+            } else {
+                "store=\(storeURL.path) "
+            }
+        return location
             + (listenDatabaseURL.map { "listenDatabase=\(Self.withoutPassword($0)) " } ?? "")
             + "spool=\(spoolURL.path) input=\(inputDirectory.path) "
             + "output=\(outputDirectory.path) concurrency=\(maxConcurrentJobs) "

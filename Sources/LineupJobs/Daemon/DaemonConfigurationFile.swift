@@ -28,6 +28,9 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     /// A PostgreSQL URL to listen on for new jobs, past a pooler in transaction mode
     /// (``DaemonConfiguration/listenDatabaseURL``).
     public var listenDatabase: String?
+    /// The most connections the daemon opens to `database`, its listener's included
+    /// (``DaemonConfiguration/databaseConnections``).
+    public var databaseConnections: Int?
     /// Seconds a claim outlives its daemon's last heartbeat (``DaemonConfiguration/lease``).
     public var lease: Double?
     /// The spool's root directory (``DaemonConfiguration/spoolURL``).
@@ -217,7 +220,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case store, database, listenDatabase, lease, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
+        case store, database, listenDatabase, databaseConnections, lease, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
             gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron,
@@ -226,7 +229,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         var kind: ValueKind {
             switch self {
             case .store, .database, .listenDatabase, .spool, .input, .output, .logLevel, .otelEndpoint: .string
-            case .concurrency, .claimWindow, .flushRowLimit, .flushJobLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold:
+            case .concurrency, .claimWindow, .databaseConnections, .flushRowLimit, .flushJobLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold:
                 .wholeNumber
             case .flushInterval, .gracePeriod, .cancellationTimeout, .flushFailureTimeout, .baseDelay, .maxDelay,
                 .dependencyWaitTimeout, .rescanInterval, .statusInterval, .keepDone, .timeout, .lease:
@@ -333,6 +336,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
             result.listenDatabaseURL =
                 PostgresConnectionSettings.url(libpqURL: listenDatabase) ?? URL(string: listenDatabase) ?? URL(fileURLWithPath: listenDatabase)
         }
+        result.databaseConnections = databaseConnections ?? result.databaseConnections
         result.lease = duration(lease, result.lease)
         result.spoolURL = location(spool, result.spoolURL)
         result.inputDirectory = location(input, result.inputDirectory)

@@ -78,7 +78,8 @@ extension JobDaemon {
         let readers = PersistentContainer.readerCount(forConcurrentTasks: configuration.totalConcurrency)
         do {
             if let database {
-                container = try database.driver.openStore(database.url, model, logger, readers)
+                container = try database.driver.openStore(
+                    database.url, model, logger, configuration.databaseConnectionBudget.storeReaders)
             } else {
                 container = try PersistentContainer(
                     url: configuration.storeURL, model: model, logger: logger, maximumReaderCount: readers)

@@ -50,6 +50,9 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// The connection that listens for new jobs and cancellation requests; made again by a tick
     /// once the server dropped it (a restart, a failover), since its notifications stop with it.
     private let listener = Locked<PostgresSession?>(nil)
+    /// Which counted notifications wake this daemon: its rank among the daemons whose lease
+    /// runs, read by each heartbeat (nil until the first: every notification wakes it).
+    private let wakeShare = Locked<WakeShare?>(nil)
     /// What the last flush acknowledged, if it threw: its COMMIT may have committed all the same
     /// (the connection was lost during or right after it), and the next commit asks the database
     /// before it writes anything again (``acknowledgementCommittedWithoutAnswer()``).
@@ -147,7 +150,9 @@ final class DatabaseJobStorage: SharedJobQueue {
     private func listen(hint: @escaping @Sendable () -> Void) throws {
         let session = try PostgresSession.connect(to: listenURL, logger: logger)
         do {
-            try session.listen(to: JobDatabase.channel) { _ in hint() }
+            try session.listen(to: JobDatabase.channel) { [wakeShare] payload in
+                if WakeShare.wakes(wakeShare.withLock { $0 }, for: payload) { hint() }
+            }
             try session.listen(to: JobDatabase.cancellationChannel) { [cancellationsMayWait] _ in
                 cancellationsMayWait.withLock { $0 = true }
             }
@@ -220,12 +225,20 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// row is gone (another daemon took its jobs back), is lost: the daemon is told to stop.
     private func renewLease() {
         do {
+            // The subqueries read the daemons as they were before this statement: this one's own
+            // lease was running, or it is lost and the guard below stops it.
             let renewed = try database.sessions.withSession { session in
-                try session.execute(
-                    "UPDATE lineup_daemons SET lease_expires_at = now() + make_interval(secs => $2) WHERE id = $1",
-                    [.integer(daemonID), .real(DaemonConfiguration.seconds(lease))])
+                try session.rows(
+                    """
+                    UPDATE lineup_daemons SET lease_expires_at = now() + make_interval(secs => $2) WHERE id = $1
+                    RETURNING (SELECT count(*) FROM lineup_daemons WHERE id < $1 AND lease_expires_at > now()),
+                              (SELECT count(*) FROM lineup_daemons WHERE id <> $1 AND lease_expires_at > now()) + 1
+                    """, [.integer(daemonID), .real(DaemonConfiguration.seconds(lease))])
             }
-            guard renewed == 1 else {
+            if let row = renewed.first, case let .integer(rank) = row[0], case let .integer(daemons) = row[1] {
+                wakeShare.withLock { $0 = WakeShare(rank: Int(rank), daemons: Int(daemons)) }
+            }
+            guard renewed.count == 1 else {
                 mustStop(
                     DaemonError(
                         .leaseLost, path: location,

@@ -51,6 +51,12 @@ public final class JobDatabase: Sendable {
     /// Wakes the daemons that listen, when its transaction commits.
     static let notification = "SELECT pg_notify('\(channel)', '')"
 
+    /// Wakes about `jobs` of the daemons that listen, when its transaction commits (see
+    /// ``WakeShare``): one new job need not have every idle daemon claim for it.
+    static func sharedNotification(forJobs jobs: Int) -> String {
+        "SELECT pg_notify('\(channel)', '\(WakeShare.payload(jobs: jobs))')"
+    }
+
     /// The database's URL without its password.
     public let location: String
     let url: URL
@@ -90,7 +96,7 @@ public final class JobDatabase: Sendable {
                 for statement in statements {
                     inserted = try session.execute(statement.sql, statement.arguments)
                 }
-                try session.execute(Self.notification)
+                try session.execute(Self.sharedNotification(forJobs: inserted))
                 return inserted
             }
         }
@@ -228,7 +234,7 @@ public final class JobDatabase: Sendable {
                     RETURNING name
                     """, [list, .integer(ids == nil ? 1 : 0)]
                 ).compactMap(\.[0].textIfPresent)
-                try session.execute(Self.notification)
+                try session.execute(Self.sharedNotification(forJobs: names.count))
                 return names.sorted()
             }
         }

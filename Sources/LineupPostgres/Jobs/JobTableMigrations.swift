@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1, version2, version3, version4, version5, version6],
+        subject: subject, migrations: [version1, version2, version3, version4, version5, version6, version7],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -173,6 +173,36 @@ package enum JobTableMigrations {
             "CREATE INDEX lineup_jobs_done_finished ON lineup_jobs (finished_at) WHERE state = 'done'",
             "DROP INDEX lineup_jobs_waiting",
             "CREATE INDEX lineup_jobs_waiting ON lineup_jobs (id) WHERE state IN ('queued', 'running') AND after_ids <> '{}'",
+        ])
+
+    /// Churn without bloat (issue 35): every job writes three versions of its row (queued,
+    /// running, done), and neither update can be HOT (heap-only), since `state` is in the partial
+    /// indexes' predicates and the claim and the acknowledgement also set indexed columns
+    /// (`claimed_by`, `finished_at`); the table's dead versions are vacuum's to reclaim.
+    ///
+    /// - No `fillfactor` below 100 for `lineup_jobs`: with room left in each page, an update
+    ///   writes its next version there, but none of a job's updates can be HOT, so every version
+    ///   still needs new index entries, and over 1,000,000 jobs a fill factor of 80 only made the
+    ///   table 13 % larger. The updates that can be HOT are the heartbeats of `lineup_daemons` (a
+    ///   row a daemon renews every tick; `lease_expires_at` is in no index), whose table gets 50.
+    /// - autovacuum by a hundredth of the table rather than a fifth (at least a thousand rows),
+    ///   for dead and for inserted rows, and without the cost delay that spreads a vacuum's work
+    ///   out: on a queue, the dead versions are concentrated in the pages of recent jobs, and a
+    ///   vacuum that waits for a fifth of a table of millions lets them double the table first.
+    ///   `autovacuum_naptime` (the launcher's round, 1 min by default) is the server's.
+    ///
+    /// Storage parameters only: no row is rewritten.
+    static let version7 = SchemaMigration(
+        version: 7, name: "storage parameters for churn",
+        statements: [
+            """
+            ALTER TABLE lineup_jobs SET (
+                autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+                autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 1000,
+                autovacuum_analyze_scale_factor = 0.02, autovacuum_analyze_threshold = 1000,
+                autovacuum_vacuum_cost_delay = 0)
+            """,
+            "ALTER TABLE lineup_daemons SET (fillfactor = 50)",
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.
