@@ -51,7 +51,7 @@ struct DatabaseClaimBatchTests {
     func shortJobsWidenTheWindow(configured: Int?) async throws {
         let database = try DatabaseJobsTests.Database()
         let jobs = try database.jobs()
-        let count = 1_000
+        let count = 500
         try jobs.enqueue(
             try (1...count).map { number in
                 JobDatabase.Submission(name: "job-\(number)", contents: try JobFile(kind: "insert-rows", parameters: ["count": 0]).encoded())
@@ -67,8 +67,9 @@ struct DatabaseClaimBatchTests {
         defer { harness.removeFiles() }
         let least = harness.configuration.effectiveClaimWindow
         let (_, run) = try await harness.start()
-        try await database.waitUntil(.done, count: count)
-        try #require(try database.counts().done == count, "the jobs were not all done within a minute")
+        // Most of the suite's time limit: a loaded machine runs a window of 8 slowly.
+        try await database.waitUntil(.done, count: count, within: .seconds(100))
+        try #require(try database.counts().done == count, "the jobs were not all done within 100 s")
         let statements = try database.psql("SELECT count(*) FROM lineup_jobs WHERE claimed_at IS NOT NULL GROUP BY claimed_at")
             .split(separator: "\n").compactMap { Int($0) }
         #expect(statements.reduce(0, +) == count)

@@ -39,10 +39,10 @@ struct DatabaseJobsTests {
             return try jobs.counts()
         }
 
-        /// Polls the table until `count` jobs are in `state`, for at most a minute (the
+        /// Polls the table until `count` jobs are in `state`, for at most `limit` (the
         /// expectations that follow say what went wrong if they never are).
-        func waitUntil(_ state: JobState, count: Int) async throws {
-            let deadline = ContinuousClock.now + .seconds(60)
+        func waitUntil(_ state: JobState, count: Int, within limit: Duration = .seconds(60)) async throws {
+            let deadline = ContinuousClock.now + limit
             while try counts()[state] != count, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }
