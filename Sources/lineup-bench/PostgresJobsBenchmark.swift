@@ -123,7 +123,7 @@ struct PostgresJobsBenchmark {
             notes.append("PgQueuer: not run (\(error)).")
         }
         if options.prunesDuringRun {
-            notes.append("prune: while the daemons run, a connection of its own deletes the done rows of the history (JobDatabase.pruneDone, 1,000 rows a transaction), until none is left or the run ends; pruned: the rows it deleted.")
+            notes.append("prune: while the daemons run, a connection of its own deletes the done rows of the history (JobDatabase.pruneDoneBatch, 1,000 rows a transaction), until none is left or the run ends; pruned: the rows it deleted.")
         }
         return notes
     }

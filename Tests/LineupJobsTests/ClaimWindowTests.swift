@@ -11,7 +11,7 @@ struct ClaimWindowTests {
     /// Claims `jobs` spread evenly over `duration` from `from`, the way a runner notes them.
     func claim(_ jobs: Int, over duration: Duration, from: ContinuousClock.Instant, into window: inout ClaimWindow) {
         for job in 0..<jobs {
-            window.noteClaimed(1, at: from + duration * (Double(job) / Double(jobs)))
+            window.noteClaimed(at: from + duration * (Double(job) / Double(jobs)))
         }
     }
 

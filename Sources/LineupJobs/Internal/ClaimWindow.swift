@@ -43,15 +43,15 @@ struct ClaimWindow {
         self.init(range: configuration.claimWindowRange, concurrency: configuration.totalConcurrency)
     }
 
-    /// Counts `jobs` claimed at `now`.
-    mutating func noteClaimed(_ jobs: Int, at now: ContinuousClock.Instant) {
-        guard jobs > 0, least < most else { return }
+    /// Counts a job claimed at `now`.
+    mutating func noteClaimed(at now: ContinuousClock.Instant) {
+        guard least < most else { return }
         guard let start = sampleStart else {
             sampleStart = now
-            claimedInSample = jobs
+            claimedInSample = 1
             return
         }
-        claimedInSample += jobs
+        claimedInSample += 1
         let elapsed = now - start
         guard elapsed >= Self.sampleInterval else { return }
         let rate = Double(claimedInSample) / DaemonConfiguration.seconds(elapsed)

@@ -217,7 +217,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
                 return
             }
             guard let claimed else { return }
-            claimWindow.noteClaimed(1, at: ContinuousClock.now)
+            claimWindow.noteClaimed(at: ContinuousClock.now)
             submit(claimed)
         }
     }
