@@ -20,13 +20,17 @@ struct BenchOptions {
           --jobs N        no-op jobs of the throughput run (spool; default 100000)
           --db-jobs N     no-op jobs timed in each run (postgres-jobs; default 20000)
           --daemons LIST  daemon processes of each run, e.g. 1,2,4,8,16,32 (postgres-jobs; default 1,2,4)
-          --backlog N     queued jobs beside the timed ones, all due (postgres-jobs; default 0)
+          --backlog N     queued jobs beside the timed ones, all due (postgres-jobs; default 0); with a
+                          backlog, each count also runs on an empty table, and a .vs_empty line
+                          compares the two
           --done-rows N   done jobs of an earlier history in the table (postgres-jobs; default 10 × backlog)
           --claim-window N  the daemons' claimWindow (postgres-jobs; default: theirs, from max(8, 4 × jobs
                           at once), widened while jobs take less than a claim's round trip)
           --server-fsync M  off | on | both: the server syncs its commits (postgres-jobs; default off)
           --prune         delete the history's done rows beside the daemons' run, a batch a
                           transaction, to see what a prune costs their claims (postgres-jobs)
+          --no-baseline   leave the bare SKIP LOCKED loop out (postgres-jobs: it commits a job at a
+                          time, half an hour for a million jobs)
           --no-peer       leave PgQueuer out (postgres-jobs; by default it runs beside Lineup, in a
                           venv the benchmark makes with pip from PyPI)
           --fsync-jobs N  jobs of the throughput run with a fsynced spool (spool; default 10000)
@@ -60,12 +64,15 @@ struct BenchOptions {
     var backlog = 0
     var explicitDoneRows: Int?
     var comparesWithPeer = true
+    var comparesWithBareLoop = true
     var claimWindow: Int?
     /// Whether the server syncs its commits, a run of all counts for each (`--server-fsync`).
     var serverSyncs = [false]
     var prunesDuringRun = false
     /// The done jobs of the history: ten a queued job of the backlog unless told.
     var doneRows: Int { explicitDoneRows ?? 10 * backlog }
+    /// What the postgres-jobs table holds beside the measured jobs.
+    var history: PostgresJobsBenchmark.TableHistory { .init(backlog: backlog, doneRows: doneRows) }
     var bulkJobs = 100_000
     var durabilities: [SpoolDurabilityChoice] = [.none, .fsync]
     var pickupJobs = 2_000
@@ -144,6 +151,8 @@ struct BenchOptions {
                 options.prunesDuringRun = true
             case "--no-peer":
                 options.comparesWithPeer = false
+            case "--no-baseline":
+                options.comparesWithBareLoop = false
             case "--fsync-jobs":
                 options.fsyncJobs = try count(for: argument)
             case "--bulk-jobs":

@@ -21,15 +21,20 @@ import Logging
 ///    and `databaseURL` set. Once all listen, the kind is resumed; the time runs until they have
 ///    acknowledged `--db-jobs` jobs (a job's `done` written in the transaction of the flush that
 ///    carried it). Each daemon reports its jobs and its claim statements: how many found
-///    nothing (what a notification to every daemon wastes) and their p99.
-/// 4. Baseline: K threads, each on a connection of its own, looping on one transaction per job:
-///    claim the next job with `FOR UPDATE SKIP LOCKED`, mark it done, commit; on the same table.
-/// 5. PgQueuer (`--peer`, on by default): `scripts/pgqueuer-peer.py` in a venv the benchmark
+///    nothing (what a notification to every daemon wastes) and their p99. With a backlog or a
+///    history, the same daemons run again on an empty table, to show what they cost the claims.
+/// 4. Baseline (unless `--no-baseline`): K threads, each on a connection of its own, looping on
+///    one transaction per job: claim the next job with `FOR UPDATE SKIP LOCKED`, mark it done,
+///    commit; on the same table.
+/// 5. PgQueuer (unless `--no-peer`): `scripts/pgqueuer-peer.py` in a venv the benchmark
 ///    makes, K worker processes in drain mode, batch size 10, over `--db-jobs` jobs.
 struct PostgresJobsBenchmark {
     let options: BenchOptions
     /// The PgQueuer release issue 35 measured Lineup against.
     static let pgqueuerVersion = "1.6.0"
+    /// How far a backlog and its history may slow the claims down against an empty table
+    /// (issue 35, item 1): in jobs a second, and in the claims' p99.
+    static let backlogBound = 1.5
     static let noOpContents: Data = (try? JobFile(kind: NoOpJobTask.kind, parameters: ["enqueuedAt": 0]).encoded()) ?? Data()
 
     func run() throws -> ResultTable {
@@ -59,29 +64,52 @@ struct PostgresJobsBenchmark {
         on server: PostgresTestServer, syncs: Bool, peer: Result<PgQueuerPeer, BenchError>, directory: URL, into table: inout ResultTable
     ) throws {
         let jobs = options.databaseJobs
-        let history = "backlog \(Format.grouped(options.backlog)), done rows \(Format.grouped(options.doneRows))"
+        let history = options.history
         let suffix = (options.claimWindow.map { ".window\($0)" } ?? "") + (options.prunesDuringRun ? ".prune" : "") + (syncs ? ".fsync" : "")
         let label = syncs ? ", fsync on" : ""
         for count in options.databaseDaemons {
             let name = "daemons\(count)" + (options.backlog > 0 ? ".backlog\(options.backlog)" : "") + suffix
             progress("postgres-jobs: Lineup, \(count) daemon process(es), \(Format.grouped(jobs)) jobs, \(history)\(label) …")
-            let lineup = try runDaemons(count, server: server, directory: directory.appending(path: "daemons-\(count)"))
-            progress("postgres-jobs: bare SKIP LOCKED loop, \(count) worker(s)\(label) …")
-            let baseline = try runBareLoop(count, server: server)
-            let ratio = lineup.jobsPerSecond / baseline
+            let lineup = try runDaemons(
+                count, server: server, history: history, prunes: options.prunesDuringRun, directory: directory.appending(path: "daemons-\(count)"))
+            var baseline: Double?
+            if options.comparesWithBareLoop {
+                progress("postgres-jobs: bare SKIP LOCKED loop, \(count) worker(s)\(label) …")
+                baseline = try runBareLoop(count, server: server, history: history)
+            }
+            let ratio = baseline.map { lineup.jobsPerSecond / $0 }
             table.rows.append(
                 .init(
                     benchmark: "jobs.postgres, \(count) daemon\(count == 1 ? "" : "s")\(label)", lineup: Format.groupedRate(lineup.jobsPerSecond),
-                    baseline: Format.groupedRate(baseline), ratio: Format.ratio(ratio), target: "(measured)", verdict: ""))
+                    baseline: baseline.map(Format.groupedRate) ?? "-", ratio: ratio.map(Format.ratio) ?? "-", target: "(measured)", verdict: ""))
             table.results.append(
-                "RESULT jobs.postgres.\(name) lineup=\(Format.rate(lineup.jobsPerSecond))/s baseline=\(Format.rate(baseline))/s "
-                    + "ratio=\(Format.ratio(ratio)) claims=\(lineup.claims) empty_claims=\(lineup.emptyClaims) "
-                    + "claim_p50_ms=\(String(format: "%.2f", Double(lineup.claimP50Microseconds) / 1_000)) "
-                    + "claim_p99_ms=\(String(format: "%.2f", Double(lineup.claimP99Microseconds) / 1_000)) "
+                "RESULT jobs.postgres.\(name) lineup=\(Format.rate(lineup.jobsPerSecond))/s "
+                    + (baseline.map { "baseline=\(Format.rate($0))/s ratio=\(Format.ratio(lineup.jobsPerSecond / $0)) " } ?? "")
+                    + "claims=\(lineup.claims) empty_claims=\(lineup.emptyClaims) "
+                    + "claim_p50_ms=\(Self.milliseconds(lineup.claimP50Microseconds)) "
+                    + "claim_p99_ms=\(Self.milliseconds(lineup.claimP99Microseconds)) "
                     + "jobs_per_daemon=\(lineup.fewestJobs)..\(lineup.mostJobs) "
                     + "connections_per_daemon=\(String(format: "%.1f", lineup.connectionsPerDaemon)) "
                     + "table_mb=\(lineup.size.tableMegabytes) indexes_mb=\(lineup.size.indexMegabytes) dead_tuples=\(lineup.size.deadTuples)"
                     + (lineup.pruned.map { " pruned=\($0)" } ?? ""))
+            if !history.isEmpty {
+                progress("postgres-jobs: Lineup, \(count) daemon process(es), \(Format.grouped(jobs)) jobs, on an empty table\(label) …")
+                let empty = try runDaemons(
+                    count, server: server, history: .empty, prunes: false, directory: directory.appending(path: "daemons-\(count)-empty"))
+                let throughputRatio = lineup.jobsPerSecond / empty.jobsPerSecond
+                let p99Ratio = Double(lineup.claimP99Microseconds) / Double(max(1, empty.claimP99Microseconds))
+                let withinBound = throughputRatio >= 1 / Self.backlogBound && p99Ratio <= Self.backlogBound
+                table.rows.append(
+                    .init(
+                        benchmark: "jobs.postgres, \(count) daemon\(count == 1 ? "" : "s")\(label), \(history) vs empty table",
+                        lineup: "\(Format.groupedRate(lineup.jobsPerSecond)), p99 \(Self.milliseconds(lineup.claimP99Microseconds)) ms",
+                        baseline: "\(Format.groupedRate(empty.jobsPerSecond)), p99 \(Self.milliseconds(empty.claimP99Microseconds)) ms",
+                        ratio: Format.ratio(throughputRatio), target: "within 1.5× (jobs/s and p99)", verdict: BenchSupport.verdict(withinBound)))
+                table.results.append(
+                    "RESULT jobs.postgres.\(name).vs_empty lineup=\(Format.rate(lineup.jobsPerSecond))/s empty=\(Format.rate(empty.jobsPerSecond))/s "
+                        + "ratio=\(Format.ratio(throughputRatio)) claim_p99_ms=\(Self.milliseconds(lineup.claimP99Microseconds)) "
+                        + "empty_claim_p99_ms=\(Self.milliseconds(empty.claimP99Microseconds)) p99_ratio=\(Format.ratio(p99Ratio))")
+            }
             switch peer {
             case let .success(peer):
                 progress("postgres-jobs: PgQueuer \(Self.pgqueuerVersion), \(count) worker process(es)\(label) …")
@@ -105,13 +133,20 @@ struct PostgresJobsBenchmark {
         }
     }
 
+    /// "2.70" for a claim time kept in microseconds, as the RESULT lines give it.
+    private static func milliseconds(_ microseconds: Int) -> String {
+        String(format: "%.2f", Double(microseconds) / 1_000)
+    }
+
     private func notes(peer: Result<PgQueuerPeer, BenchError>, loadBefore: String) -> [String] {
         let jobs = options.databaseJobs
-        let history = "backlog \(Format.grouped(options.backlog)), done rows \(Format.grouped(options.doneRows))"
+        let history = options.history
         var notes = [
             "jobs: \(Format.grouped(jobs)) no-op jobs timed a run, in a new database's lineup_jobs with a \(history); every job due.",
             "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each, claim window \(options.claimWindow.map(String.init) ?? "the default: max(8, 4 × jobs at once), widened up to 16 times while jobs take less than a claim's round trip")), from the resume of the paused kind until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most; connections_per_daemon: the server's connections to the database once all listened, over K.",
-            "baseline: K threads, each on its own connection, one transaction a job: UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1), then UPDATE … SET state = 'done', COMMIT.",
+            options.comparesWithBareLoop
+                ? "baseline: K threads, each on its own connection, one transaction a job: UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1), then UPDATE … SET state = 'done', COMMIT."
+                : "baseline: not run (--no-baseline).",
             "table_mb, indexes_mb, dead_tuples: lineup_jobs after the daemons' run (pg_table_size, pg_indexes_size, pg_stat_user_tables.n_dead_tup), autovacuum at its defaults.",
             "server: a cluster of the benchmark's own on 127.0.0.1, on the same cores as the daemons, with fsync=off, or on (and synchronous_commit on) in the runs marked fsync (--server-fsync); machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
         ]
@@ -122,6 +157,10 @@ struct PostgresJobsBenchmark {
         case let .failure(error):
             notes.append("PgQueuer: not run (\(error)).")
         }
+        if !history.isEmpty {
+            notes.append(
+                "vs_empty: the same K daemons and \(Format.grouped(jobs)) jobs on a new table with no backlog and no history, run right after; ratio = jobs/s with the \(history) over jobs/s on the empty table, p99_ratio = the claims' p99 with them over without; within 1.5× in both is the bound of issue 35, item 1.")
+        }
         if options.prunesDuringRun {
             notes.append("prune: while the daemons run, a connection of its own deletes the done rows of the history (JobDatabase.pruneDoneBatch, 1,000 rows a transaction), until none is left or the run ends; pruned: the rows it deleted.")
         }
@@ -130,21 +169,37 @@ struct PostgresJobsBenchmark {
 
     // MARK: - The table
 
+    /// What a run's table holds beside the measured jobs.
+    struct TableHistory: CustomStringConvertible {
+        /// Queued jobs, all due, beside the measured ones.
+        var backlog: Int
+        /// Done jobs of an earlier history.
+        var doneRows: Int
+
+        static let empty = TableHistory(backlog: 0, doneRows: 0)
+
+        var isEmpty: Bool { backlog == 0 && doneRows == 0 }
+
+        var description: String {
+            "backlog \(Format.grouped(backlog)), done rows \(Format.grouped(doneRows))"
+        }
+    }
+
     /// Pauses the no-op kind, and fills the table with the measured jobs, the backlog and the
     /// history, in one statement each, then has the planner's statistics made.
-    private func prepareTable(_ server: PostgresTestServer, database: String) throws {
+    private func prepareTable(_ server: PostgresTestServer, database: String, history: TableHistory) throws {
         let contents = String(decoding: Self.noOpContents, as: UTF8.self).replacingOccurrences(of: "'", with: "''")
         var script = """
             INSERT INTO lineup_paused (scope, name) VALUES ('kind', '\(NoOpJobTask.kind)');
             INSERT INTO lineup_jobs (name, kind, contents, not_before)
                 SELECT 'noop-' || g, '\(NoOpJobTask.kind)', convert_to('\(contents)', 'UTF8'), now() - interval '1 minute'
-                FROM generate_series(1, \(options.databaseJobs + options.backlog)) AS g;
+                FROM generate_series(1, \(options.databaseJobs + history.backlog)) AS g;
             """
-        if options.doneRows > 0 {
+        if history.doneRows > 0 {
             script += """
                 INSERT INTO lineup_jobs (name, kind, contents, state, claims, finished_at, report)
                     SELECT 'history-' || g, 'history', convert_to('{}', 'UTF8'), 'done', 1, now() - g * interval '1 millisecond', '{}'
-                    FROM generate_series(1, \(options.doneRows)) AS g;
+                    FROM generate_series(1, \(history.doneRows)) AS g;
                 """
         }
         script += "ANALYZE lineup_jobs;"
@@ -187,12 +242,14 @@ struct PostgresJobsBenchmark {
         var pruned: Int?
     }
 
-    private func runDaemons(_ count: Int, server: PostgresTestServer, directory: URL) throws -> DaemonsRun {
+    /// K bench daemons over a new table with `history`, timed until they have acknowledged the
+    /// measured jobs; with `prunes`, a prune of the history runs beside them.
+    private func runDaemons(_ count: Int, server: PostgresTestServer, history: TableHistory, prunes: Bool, directory: URL) throws -> DaemonsRun {
         let database = try server.createDatabase()
         let databaseURL = URL(string: server.url(database: database))!
         // The tables, as a daemon makes them.
         try JobDatabase(url: databaseURL, logger: BenchSupport.logger()).close()
-        try prepareTable(server, database: database)
+        try prepareTable(server, database: database, history: history)
         let daemons = try (0..<count).map { number in
             try BenchDaemonChild(
                 databaseURL: databaseURL, root: try BenchSupport.makeDirectory(directory.appending(path: "daemon-\(number)")),
@@ -217,7 +274,7 @@ struct PostgresJobsBenchmark {
                 database: database)) ?? 0
         let expected = options.databaseJobs
         // Only the history finished before this: the measured jobs finish after it.
-        let prune = options.prunesDuringRun ? try PruneBesideRun(databaseURL: databaseURL, finishedBefore: Date()) : nil
+        let prune = prunes ? try PruneBesideRun(databaseURL: databaseURL, finishedBefore: Date()) : nil
         let began = MonotonicClock.now()
         _ = try server.psql("DELETE FROM lineup_paused; SELECT pg_notify('lineup_jobs', '')", database: database)
         prune?.start()
@@ -249,12 +306,12 @@ struct PostgresJobsBenchmark {
 
     // MARK: - The bare loop
 
-    private func runBareLoop(_ count: Int, server: PostgresTestServer) throws -> Double {
+    private func runBareLoop(_ count: Int, server: PostgresTestServer, history: TableHistory) throws -> Double {
         let database = try server.createDatabase()
         let databaseURL = URL(string: server.url(database: database))!
         let logger = BenchSupport.logger()
         try JobDatabase(url: databaseURL, logger: logger).close()
-        try prepareTable(server, database: database)
+        try prepareTable(server, database: database, history: history)
         let sessions = try (0..<count).map { _ in try PostgresSession.connect(to: databaseURL, logger: logger) }
         defer { for session in sessions { session.close() } }
         let failure = Locked<String?>(nil)
