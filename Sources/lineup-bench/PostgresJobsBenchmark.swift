@@ -16,9 +16,10 @@ import Logging
 /// 1. A PostgreSQL server of the benchmark's own (`PostgresTestServer`), a new database a run.
 /// 2. The table: `--backlog` queued jobs beside the `--db-jobs` measured ones (all due, all
 ///    no-ops), and `--done-rows` done jobs of an earlier history (default ten a queued one).
-///    The no-op kind is paused (`lineup_paused`) while the daemons start.
 /// 3. Lineup: K bench daemons (``BenchDaemonProcess``), each a process with a spool of its own
-///    and `databaseURL` set. Once all listen, the kind is resumed; the time runs until they have
+///    and `databaseURL` set. They start while the benchmark holds the table locked against
+///    writers, so their first claims wait at the lock; once all listen, the lock goes and the
+///    time runs until they have
 ///    acknowledged `--db-jobs` jobs (a job's `done` written in the transaction of the flush that
 ///    carried it). Each daemon reports its jobs and its claim statements: how many found
 ///    nothing (what a notification to every daemon wastes) and their p99. With a backlog or a
@@ -143,11 +144,11 @@ struct PostgresJobsBenchmark {
         let history = options.history
         var notes = [
             "jobs: \(Format.grouped(jobs)) no-op jobs timed a run, in a new database's lineup_jobs with a \(history); every job due.",
-            "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each, claim window \(options.claimWindow.map(String.init) ?? "the default: max(8, 4 × jobs at once), widened up to 16 times while jobs take less than a claim's round trip")), from the resume of the paused kind until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most; connections_per_daemon: the server's connections to the database once all listened, over K.",
+            "Lineup: K bench daemons, each a process (\(ProcessInfo.processInfo.activeProcessorCount) jobs at once each, claim window \(options.claimWindow.map(String.init) ?? "the default: max(8, 4 × jobs at once), widened up to 16 times while jobs take less than a claim's round trip")), from the release of the table lock their first claims wait at until \(Format.grouped(jobs)) acknowledgements (each written in its flush's transaction). claims: claim statements of all daemons, empty_claims those that found nothing; jobs_per_daemon: fewest..most; connections_per_daemon: the server's connections to the database once all listened, over K.",
             options.comparesWithBareLoop
                 ? "baseline: K threads, each on its own connection, one transaction a job: UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1), then UPDATE … SET state = 'done', COMMIT."
                 : "baseline: not run (--no-baseline).",
-            "table_mb, indexes_mb, dead_tuples: lineup_jobs after the daemons' run (pg_table_size, pg_indexes_size, pg_stat_user_tables.n_dead_tup), autovacuum at its defaults.",
+            "table_mb, indexes_mb, dead_tuples: lineup_jobs after the daemons' run (pg_table_size, pg_indexes_size, pg_stat_user_tables.n_dead_tup); the table is vacuumed once filled, then left to autovacuum (the server's defaults, and job-table migration 7's settings for lineup_jobs); each run's database is dropped once measured.",
             "server: a cluster of the benchmark's own on 127.0.0.1, on the same cores as the daemons, with fsync=off, or on (and synchronous_commit on) in the runs marked fsync (--server-fsync); machine: \(loadBefore) before, \(ProcessCPU.loadDescription()) after.",
         ]
         switch peer {
@@ -185,12 +186,14 @@ struct PostgresJobsBenchmark {
         }
     }
 
-    /// Pauses the no-op kind, and fills the table with the measured jobs, the backlog and the
-    /// history, in one statement each, then has the planner's statistics made.
+    /// Fills the table with the measured jobs, the backlog and the history,
+    /// in one statement each, then vacuums it and has the planner's statistics made: a table that
+    /// grew to its size over time has been vacuumed along the way, while a table filled in one go
+    /// would have its first vacuum, of every row, start during the timed run and take the cores
+    /// (that is what a 10,000,000-row history measured before it did this).
     private func prepareTable(_ server: PostgresTestServer, database: String, history: TableHistory) throws {
         let contents = String(decoding: Self.noOpContents, as: UTF8.self).replacingOccurrences(of: "'", with: "''")
         var script = """
-            INSERT INTO lineup_paused (scope, name) VALUES ('kind', '\(NoOpJobTask.kind)');
             INSERT INTO lineup_jobs (name, kind, contents, not_before)
                 SELECT 'noop-' || g, '\(NoOpJobTask.kind)', convert_to('\(contents)', 'UTF8'), now() - interval '1 minute'
                 FROM generate_series(1, \(options.databaseJobs + history.backlog)) AS g;
@@ -202,8 +205,9 @@ struct PostgresJobsBenchmark {
                     FROM generate_series(1, \(history.doneRows)) AS g;
                 """
         }
-        script += "ANALYZE lineup_jobs;"
         _ = try server.psql(script, database: database)
+        // A statement of its own: VACUUM refuses to run in the transaction of a script.
+        _ = try server.psql("VACUUM (ANALYZE) lineup_jobs", database: database)
     }
 
     /// What the jobs table holds on disk once a run has gone through it.
@@ -246,10 +250,23 @@ struct PostgresJobsBenchmark {
     /// measured jobs; with `prunes`, a prune of the history runs beside them.
     private func runDaemons(_ count: Int, server: PostgresTestServer, history: TableHistory, prunes: Bool, directory: URL) throws -> DaemonsRun {
         let database = try server.createDatabase()
+        // Gone once measured, so that no earlier run's table is vacuumed beside the next run.
+        defer { try? server.dropDatabase(database) }
         let databaseURL = URL(string: server.url(database: database))!
         // The tables, as a daemon makes them.
         try JobDatabase(url: databaseURL, logger: BenchSupport.logger()).close()
         try prepareTable(server, database: database, history: history)
+        // The daemons start while this transaction holds the table in EXCLUSIVE mode, which lets
+        // them read and not write: their first claims wait at the lock, and go together when it
+        // commits. (A paused kind, the other way to hold them, has every claim read the whole
+        // backlog past the paused jobs.)
+        let starter = try PostgresSession.connect(to: databaseURL, logger: BenchSupport.logger())
+        defer { starter.close() }
+        _ = try starter.execute("BEGIN")
+        _ = try starter.execute("LOCK TABLE lineup_jobs IN EXCLUSIVE MODE")
+        guard case .integer(let starterProcess)? = try starter.rows("SELECT pg_backend_pid()").first?.first else {
+            throw BenchError(.lineup, "the server did not say which process holds the start lock")
+        }
         let daemons = try (0..<count).map { number in
             try BenchDaemonChild(
                 databaseURL: databaseURL, root: try BenchSupport.makeDirectory(directory.appending(path: "daemon-\(number)")),
@@ -270,13 +287,15 @@ struct PostgresJobsBenchmark {
         }
         let connections = Double(
             try server.psql(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), \(starterProcess))",
                 database: database)) ?? 0
         let expected = options.databaseJobs
         // Only the history finished before this: the measured jobs finish after it.
         let prune = prunes ? try PruneBesideRun(databaseURL: databaseURL, finishedBefore: Date()) : nil
         let began = MonotonicClock.now()
-        _ = try server.psql("DELETE FROM lineup_paused; SELECT pg_notify('lineup_jobs', '')", database: database)
+        _ = try starter.execute("COMMIT")
+        // A daemon that had not sent its first claim yet hears this.
+        _ = try server.psql("SELECT pg_notify('lineup_jobs', '')", database: database)
         prune?.start()
         let timeout = ContinuousClock.now + .seconds(1_800)
         while daemons.reduce(0, { $0 + $1.acknowledged }) < expected {
@@ -308,6 +327,7 @@ struct PostgresJobsBenchmark {
 
     private func runBareLoop(_ count: Int, server: PostgresTestServer, history: TableHistory) throws -> Double {
         let database = try server.createDatabase()
+        defer { try? server.dropDatabase(database) }
         let databaseURL = URL(string: server.url(database: database))!
         let logger = BenchSupport.logger()
         try JobDatabase(url: databaseURL, logger: logger).close()
