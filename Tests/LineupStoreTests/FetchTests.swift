@@ -188,6 +188,30 @@ import Testing
         #expect(days == [["day": .text("2024-01-01"), "n": .integer(1)], ["day": .text("2024-07-01"), "n": .integer(2)]])
     }
 
+    /// SurfJournal's heights are the strings the surfer typed, and the `statistics` job averages
+    /// them: PostgreSQL has no avg of text, so the store reads each as SQLite does.
+    @Test(arguments: StoreKind.allCases) func anAverageOfTextReadsEachStringsLeadingNumber(_ store: StoreKind) throws {
+        let stack = try TemporaryStack(store)
+        let context = stack.container.newTaskContext(name: "seed")
+        try context.performAndWait {
+            for height in ["3.9", "2", "flat", " 1.5 ft", nil, "1e1x", ".5"] as [String?] {
+                context.insertEntry("A").height = height
+            }
+            try context.save()
+        }
+        try stack.container.flush()
+        let rows = try context.performAndWait {
+            try context.aggregate(AggregateRequest<Entry>(aggregates: [.average(\.height, as: "mean"), .count(\.height, as: "typed")]))
+        }
+        #expect(rows.first?["typed"] == .integer(6))
+        // 3.9 + 2 + 0 + 1.5 + 10 + 0.5 over the six that are not NULL.
+        guard case .real(let mean)? = rows.first?["mean"] else {
+            Issue.record("the mean is not a real: \(rows)")
+            return
+        }
+        #expect(abs(mean - 17.9 / 6) < 1e-9, "\(mean)")
+    }
+
     @Test(arguments: StoreKind.allCases) func aggregatesIgnoreUnsavedChanges(_ store: StoreKind) throws {
         let stack = try TemporaryStack(store)
         let context = stack.container.newTaskContext(name: "seed")

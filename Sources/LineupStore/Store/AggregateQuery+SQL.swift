@@ -31,6 +31,13 @@ extension AggregateQuery {
         }
     }
 
+    /// A text column's value as SQLite reads it for arithmetic: the number it begins with after
+    /// any spaces ("1.5 ft" is 1.5, "1e1" is 10), 0 when it begins with none, NULL for NULL.
+    private static func leadingNumber(of column: String) -> String {
+        "CASE WHEN \(column) IS NULL THEN NULL ELSE COALESCE(CAST(substring(\(column) FROM "
+            + #"'^\s*([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)') AS DOUBLE PRECISION), 0) END"#
+    }
+
     private func expression(for function: Function, _ dialect: SQLDialect) -> String {
         switch function {
         case .countRows:
@@ -38,8 +45,12 @@ extension AggregateQuery {
         case let .count(property):
             return "count(\(quoted(property)))"
         case let .average(property):
-            // PostgreSQL's avg of integers is a numeric, which has no place among store values.
-            return dialect == .postgres ? "CAST(avg(\(quoted(property))) AS DOUBLE PRECISION)" : "avg(\(quoted(property)))"
+            guard dialect == .postgres else { return "avg(\(quoted(property)))" }
+            // PostgreSQL's avg of integers is a numeric, which has no place among store values,
+            // and it has no avg of text, which SQLite averages by each string's leading number.
+            let isText = entity.index(ofProperty: property).map { entity.properties[$0].type == .string } ?? false
+            let operand = isText ? Self.leadingNumber(of: quoted(property)) : quoted(property)
+            return "CAST(avg(\(operand)) AS DOUBLE PRECISION)"
         case let .minimum(property):
             return "min(\(quoted(property)))"
         case let .maximum(property):
