@@ -93,7 +93,7 @@ extension JobRunner {
         let delay = max(0, wake.timeIntervalSince(clock.now()))
         clock.schedule(.nanoseconds(Int64(delay * 1e9) + 1_000_000), coordinator) {
             self.gate.rateWakeAt = nil
-            self.claimWhileRoom()
+            self.claimWhileRoom(mayFindNewJobs: true)
         }
     }
 
@@ -133,7 +133,7 @@ extension JobRunner {
             let changed = try self.jobs.setPaused(scope, paused)
             self.logger.notice(paused ? "paused" : "resumed", metadata: ["scope": "\(scope)", "changed": "\(changed)"])
             self.gate.pausedReadAt = nil
-            self.claimWhileRoom()
+            self.claimWhileRoom(mayFindNewJobs: true)
             return changed
         }
     }

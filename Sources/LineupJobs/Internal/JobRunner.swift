@@ -89,6 +89,11 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     var gate = ClaimGate()
     /// How many claimed jobs the runner holds at most, following the jobs where not configured.
     var claimWindow: ClaimWindow
+    /// Whether the last claim, unnarrowed by pauses or limits, found nothing. Then a job that
+    /// finishes does not claim again, since each would find nothing too (on a database, an empty
+    /// statement a job as a burst drains), until something may have queued one: a notification,
+    /// a poll or the watcher's hint (``claimAvailable()``), a resume, new settings.
+    var lastClaimFoundNothing = false
     var nextWaiterToken = 0
     /// The spans of attempts and flushes; nil, and no cost per job, when no tracer is bootstrapped.
     let tracing = JobTracing.bootstrapped
@@ -179,7 +184,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         queue.maxConcurrentOperationCount = newSettings.configuration.maxConcurrentJobs
         coordinator.async {
             self.claimWindow = ClaimWindow(newSettings.configuration)
-            self.claimWhileRoom()
+            self.claimWhileRoom(mayFindNewJobs: true)
         }
     }
 
@@ -193,12 +198,20 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         else { return }
         coordinator.async {
             self.claimPending.store(false, ordering: .releasing)
-            self.claimWhileRoom()
+            self.claimWhileRoom(mayFindNewJobs: true)
         }
     }
 
-    func claimWhileRoom() {
+    /// Claims while the window has room. `mayFindNewJobs` is false where room was freed (a job
+    /// finished, a flush went through): then a claim that found nothing last time is not
+    /// repeated (``lastClaimFoundNothing``).
+    func claimWhileRoom(mayFindNewJobs: Bool = false) {
         assertOnCoordinator()
+        if mayFindNewJobs {
+            lastClaimFoundNothing = false
+        } else if lastClaimFoundNothing {
+            return
+        }
         let configuration = settings.withLock { $0.configuration }
         let roundTrip = jobs.claimRoundTrip
         let window = claimWindow.size(roundTrip: roundTrip, at: ContinuousClock.now)
@@ -216,7 +229,11 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
                 logger.error("cannot claim a job", metadata: ["queue": "\(jobs.location)", "error": "\(error)"])
                 return
             }
-            guard let claimed else { return }
+            guard let claimed else {
+                // Narrowed by a pause or a limit, finishing a job may free what it held back.
+                lastClaimFoundNothing = filter == nil
+                return
+            }
             claimWindow.noteClaimed(at: ContinuousClock.now)
             submit(claimed)
         }
