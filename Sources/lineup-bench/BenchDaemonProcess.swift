@@ -115,10 +115,8 @@ final class CountingMetrics: MetricsFactory, Sendable {
         counters.withLock { $0[label] }?.total.withLock { $0 } ?? 0
     }
 
-    /// The value at `fraction` (0.99: the 99th percentile) of a timer's nanoseconds, nil when it
-    /// recorded none.
-    /// The `fraction` percentile of timer `label`'s values, leaving out the first `skipped` it
-    /// recorded.
+    /// The value at `fraction` (0.99: the 99th percentile) of a timer's nanoseconds, leaving out
+    /// the first `skipped` it recorded; nil when it recorded no more.
     func percentile(_ fraction: Double, of label: String, skippingFirst skipped: Int = 0) -> Int64? {
         guard let values = timers.withLock({ $0[label] })?.values.withLock({ $0.dropFirst(skipped).sorted() }), !values.isEmpty else { return nil }
         return values[min(values.count - 1, Int(Double(values.count) * fraction))]

@@ -38,6 +38,11 @@ extension AggregateQuery {
             + #"'^\s*([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)') AS DOUBLE PRECISION), 0) END"#
     }
 
+    /// The type of the entity's property `property`; nil when it has none of that name.
+    private func attributeType(of property: String) -> AttributeType? {
+        entity.index(ofProperty: property).map { entity.properties[$0].type }
+    }
+
     private func expression(for function: Function, _ dialect: SQLDialect) -> String {
         switch function {
         case .countRows:
@@ -48,8 +53,7 @@ extension AggregateQuery {
             guard dialect == .postgres else { return "avg(\(quoted(property)))" }
             // PostgreSQL's avg of integers is a numeric, which has no place among store values,
             // and it has no avg of text, which SQLite averages by each string's leading number.
-            let isText = entity.index(ofProperty: property).map { entity.properties[$0].type == .string } ?? false
-            let operand = isText ? Self.leadingNumber(of: quoted(property)) : quoted(property)
+            let operand = attributeType(of: property) == .string ? Self.leadingNumber(of: quoted(property)) : quoted(property)
             return "CAST(avg(\(operand)) AS DOUBLE PRECISION)"
         case let .minimum(property):
             return "min(\(quoted(property)))"
@@ -57,10 +61,10 @@ extension AggregateQuery {
             return "max(\(quoted(property)))"
         case let .sum(property):
             // PostgreSQL's sum of BIGINT is a numeric: back to BIGINT, as SQLite sums integers.
-            guard dialect == .postgres, let index = entity.index(ofProperty: property) else {
+            guard dialect == .postgres, let type = attributeType(of: property) else {
                 return "sum(\(quoted(property)))"
             }
-            switch entity.properties[index].type {
+            switch type {
             case .integer, .boolean, .reference: return "CAST(sum(\(quoted(property))) AS BIGINT)"
             default: return "sum(\(quoted(property)))"
             }
