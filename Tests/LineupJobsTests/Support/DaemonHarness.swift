@@ -139,7 +139,11 @@ struct DaemonHarness {
         try await task.value
     }
 
+    /// Removes the test's directory. A test that threw half-way has not stopped its daemon:
+    /// it is asked to stop first, so that it does not go on polling a spool that is gone (and
+    /// bury the test's failure under a log line per poll).
     func removeFiles() {
+        daemon.requestShutdown()
         try? FileManager.default.removeItem(at: root)
     }
 
