@@ -53,7 +53,10 @@ struct PostgresSessionTests {
         try #require(ended == .success, "a statement was still waiting 30 s after the last drop (\(counts))")
         #expect(drops >= 20, "the dropper found the session's connection \(drops) times in 30 s")
         #expect(counts.failed > 0 && counts.answered > 0, "\(counts)")
-        #expect(try session.rows("SELECT 1") == [[.integer(1)]])
+        // The last drop may have come after the thread's last statement: the next statement
+        // meets it and may fail, as the thread's did; the one after is answered.
+        let afterTheDrops = try (try? session.rows("SELECT 1")) ?? session.rows("SELECT 1")
+        #expect(afterTheDrops == [[.integer(1)]])
         session.close()
     }
 }
