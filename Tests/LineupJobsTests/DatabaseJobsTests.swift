@@ -90,6 +90,22 @@ struct DatabaseJobsTests {
         #expect(try database.psql("SELECT count(*) FROM lineup_daemons") == "0")
     }
 
+    /// Every report of a flush rides in one JSON argument of the acknowledgement: whatever
+    /// characters a job puts in its report, its row holds the report's text byte for byte.
+    @Test func aReportReachesItsRowByteForByteWhateverItsCharacters() async throws {
+        let database = try Database()
+        let harness = try harness(database) { $0.flushesWhenIdle = true }
+        defer { harness.removeFiles() }
+        var (events, run) = try await harness.start()
+        let key = "quote \" backslash \\ slash / newline \n tab \t control \u{1} é 🌊 \u{2028}"
+        let entry = try harness.enqueue(["kind": "upsert-keyed", "key": .string(key), "value": 1])
+        let report = try await events.acknowledged(entry.name)
+        #expect(report.details["summary"] == .string("inserted \(key)"))
+        let written = try report.encoded().map { String(format: "%02x", $0) }.joined()
+        #expect(try database.psql("SELECT encode(convert_to(report, 'UTF8'), 'hex') FROM lineup_jobs") == written)
+        try await harness.stop(run)
+    }
+
     @Test func aBrokenJobFileFailsInTheTableWithItsReason() async throws {
         let database = try Database()
         let harness = try harness(database)

@@ -12,8 +12,8 @@ import Foundation
 /// benchmark was the largest user-space cost of a job (a tenth of the daemon's CPU once thread
 /// switches are counted); written here it takes a fraction of that. `JSONTextTests`
 /// holds it to `JSONEncoder`'s output.
-struct JSONTextWriter {
-    enum Style {
+package struct JSONTextWriter {
+    package enum Style {
         /// No whitespace at all (job files).
         case compact
         /// One member or element a line, indented by two spaces a level (reports people read).
@@ -34,7 +34,7 @@ struct JSONTextWriter {
     ///
     /// - Throws: ``SpoolError`` with code ``SpoolError/Code/invalidField`` for a number that is
     ///   not finite (JSON has no NaN or infinity).
-    static func text(of value: JSONValue, style: Style) throws(SpoolError) -> [UInt8] {
+    package static func text(of value: JSONValue, style: Style) throws(SpoolError) -> [UInt8] {
         var writer = JSONTextWriter(style: style)
         try writer.write(value, level: 0)
         return writer.bytes
