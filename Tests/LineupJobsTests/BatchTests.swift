@@ -93,6 +93,7 @@ import Testing
         try await first.stop(run)
 
         let second = try DaemonHarness(root: first.root, registry: Self.registry()) { $0.maxConcurrentJobs = 4 }
+        defer { second.removeFiles() }
         var (laterEvents, laterRun) = try await second.start()
         let callback = try second.spool.enqueue(
             try JobFile(kind: "read-dependencies", after: ["earlier.1", "earlier.2"], afterSettled: true))

@@ -75,6 +75,7 @@ import Testing
 
         // A new daemon knows the bulk's line only from done/.
         let second = try DaemonHarness(root: root) { $0.dependencyWaitTimeout = .milliseconds(200) }
+        defer { second.removeFiles() }
         (events, run) = try await second.start()
         let dependent = try second.enqueue(["kind": "insert-rows", "count": 1, "after": ["seed-rows"]])
         try await events.ended(dependent.name)
@@ -89,6 +90,8 @@ import Testing
     /// unfinished, the first line's outcome recorded in its ledger.
     func runTheFirstLineOfAnUnfinishedBulk(_ first: JobFile, in root: URL) async throws -> SpoolEntry {
         let harness = try DaemonHarness(root: root) { $0.gracePeriod = .milliseconds(100) }
+        // Stopped, not removed, if the run throws: the caller goes on in `root`.
+        defer { harness.daemon.requestShutdown() }
         var (events, run) = try await harness.start()
         let bulk = try harness.spool.enqueueBulk([first, try JobFile(kind: "slow")])
         try await events.ended(bulk.name + ".line1")
@@ -109,6 +112,7 @@ import Testing
         // The new daemon claims the bulk again and runs its slow line, which holds it open: it
         // learns of the line done only from the bulk's ledger.
         let second = try DaemonHarness(root: root) { $0.dependencyWaitTimeout = .milliseconds(200) }
+        defer { second.removeFiles() }
         var (events, run) = try await second.start()
         let dependent = try second.enqueue(["kind": "insert-rows", "count": 1, "after": ["seed-rows"]])
         try await events.ended(dependent.name)
@@ -131,6 +135,7 @@ import Testing
         let lineFailure = try spool.failureReport(for: failedLine)
 
         let second = try DaemonHarness(root: root) { $0.dependencyWaitTimeout = .milliseconds(200) }
+        defer { second.removeFiles() }
         var (events, run) = try await second.start()
         let dependent = try second.enqueue(["kind": "insert-rows", "count": 1, "after": ["seed-rows"]])
         let report = try await events.failed(dependent.name)
@@ -162,6 +167,7 @@ import Testing
         #expect(try first.spool.entries(.queued).first?.interruptions == 0, "a shutdown is not an interruption")
 
         let second = try DaemonHarness(root: root)
+        defer { second.removeFiles() }
         second.latch.open()
         (_, run) = try await second.start()
         // The lines that the first daemon did not acknowledge run now; which ones those are is

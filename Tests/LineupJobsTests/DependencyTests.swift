@@ -60,6 +60,7 @@ import Testing
         try await first.stop(run)
 
         let second = try DaemonHarness(root: first.root)
+        defer { second.removeFiles() }
         (events, run) = try await second.start()
         let statistics = try second.enqueue(["kind": "count-rows", "after": ["import"]])
         try await events.finished(statistics.name)

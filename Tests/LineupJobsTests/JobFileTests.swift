@@ -7,15 +7,21 @@ import Testing
 @Suite(.daemonTestTimeLimit) struct JobFileTests {
     func failure(of enqueue: (DaemonHarness) throws -> SpoolEntry) async throws -> (JobFailureReport, DaemonHarness, SpoolEntry) {
         let harness = try DaemonHarness()
-        var (events, run) = try await harness.start()
-        let entry = try enqueue(harness)
-        let report = try await events.failed(entry.name)
-        #expect(try harness.failureReport(entry) == JobFailureReport(data: report.encoded()))
-        #expect(report.attempts == 1)
-        #expect(!report.retryable)
-        #expect(!events.seen.contains { if case .jobStarted = $0 { true } else { false } })
-        try await harness.stop(run)
-        return (report, harness, entry)
+        // The caller removes the files once it has read them; if this throws, it never has them.
+        do {
+            var (events, run) = try await harness.start()
+            let entry = try enqueue(harness)
+            let report = try await events.failed(entry.name)
+            #expect(try harness.failureReport(entry) == JobFailureReport(data: report.encoded()))
+            #expect(report.attempts == 1)
+            #expect(!report.retryable)
+            #expect(!events.seen.contains { if case .jobStarted = $0 { true } else { false } })
+            try await harness.stop(run)
+            return (report, harness, entry)
+        } catch {
+            harness.removeFiles()
+            throw error
+        }
     }
 
     /// How failure reports name a job: by its file name as it was enqueued.

@@ -71,11 +71,11 @@ import Testing
     /// attempt: `maxAttempts` bounds the job, not one run of the daemon.
     @Test func failedAttemptsCountAcrossARestart() async throws {
         let root = FileManager.default.temporaryDirectory.appending(path: "lineup-jobs-tests-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
         // Full jitter: a jitter of 1 waits the whole backoff, so the retry is still pending at the stop.
         let slowRetry = try DaemonHarness(root: root, hooks: JobDaemon.Hooks(randomJitter: { 1 })) {
             $0.retry = RetryPolicy(maxAttempts: 3, baseDelay: .seconds(3600), maxDelay: .seconds(3600))
         }
+        defer { slowRetry.removeFiles() }
         var (events, run) = try await slowRetry.start()
         let entry = try slowRetry.enqueue(["kind": "fail-n-times", "failures": 10])
         _ = try await events.next { if case .retryScheduled = $0 { true } else { false } }
@@ -83,6 +83,7 @@ import Testing
         #expect(try fileNames(in: slowRetry.spool, .queued) == ["\(entry.name).a1.job.json"])
 
         let restarted = try DaemonHarness(root: root)
+        defer { restarted.removeFiles() }
         (events, run) = try await restarted.start()
         let report = try await events.failed(entry.name)
         #expect(report.attempts == 3)

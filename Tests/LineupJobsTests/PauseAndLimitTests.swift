@@ -22,6 +22,7 @@ struct PauseAndLimitTests {
         try await first.stop(run)
 
         let second = try DaemonHarness(root: first.root)
+        defer { second.removeFiles() }
         (events, run) = try await second.start()
         let later = try second.enqueue(["kind": "upsert-keyed", "key": "b", "value": 2])
         try await events.finished(later.name)

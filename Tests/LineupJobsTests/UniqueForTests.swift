@@ -83,6 +83,7 @@ import Testing
             try await before.stop(run)
         }
         let after = try DaemonHarness(root: root)
+        defer { after.removeFiles() }
         var (events, run) = try await after.start()
         let second = try enqueue(after, #"{"kind": "insert-rows", "id": "second", "uniqueKey": "waves", "uniqueFor": "1d", "count": 1}"#)
         let refusal = try await events.failed(second.name)
