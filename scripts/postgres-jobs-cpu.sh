@@ -25,7 +25,9 @@ sample() {
     local pid value
     for pid in $(pgrep -f "$2" || true); do
         value=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || true)
-        [ -n "$value" ] && ticks[$pid]=$value
+        # An `if`, not `&&`: a process gone since pgrep leaves no value, and a failed `&&` as the
+        # function's last command would end the script under `set -e`.
+        if [ -n "$value" ]; then ticks[$pid]=$value; fi
     done
 }
 while kill -0 "$benchmark" 2>/dev/null; do
