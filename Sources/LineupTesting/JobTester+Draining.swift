@@ -22,7 +22,8 @@ extension JobTester {
         defer { draining.withLock { $0 = false } }
         var previous: Progress?
         while true {
-            daemon.claimAvailableJobs()
+            // Awaited: the status read next must see what this claim took.
+            await daemon.claimAvailableJobs()
             let status = try await settle()
             _ = try await daemon.flush()
             // After the flush: it may have moved jobs enqueued with the data into the spool.

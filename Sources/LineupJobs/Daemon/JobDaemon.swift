@@ -178,10 +178,10 @@ public final class JobDaemon: Service, Sendable {
         broadcaster.subscribe()
     }
 
-    /// Has the runner claim what is due now, as the spool watcher's hint does: for a test that
-    /// has moved its clock (LineupTesting).
-    package func claimAvailableJobs() {
-        state.withLock { $0.runner }?.claimAvailable()
+    /// Has the runner claim what is due now, and returns once it has: for a test that has moved
+    /// its clock and reads the status next (LineupTesting).
+    package func claimAvailableJobs() async {
+        await state.withLock { $0.runner }?.claimAvailableNow()
     }
 
     /// Pauses the jobs of `scope` where every daemon of these jobs reads it (the spool's

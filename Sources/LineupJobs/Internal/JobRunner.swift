@@ -202,6 +202,13 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         }
     }
 
+    /// Claims what the window has room for, and returns once that claim has run. A caller that
+    /// reads the status next needs this, not ``claimAvailable()``: a hint that loses to one
+    /// pending from another thread returns before that one has even reached the coordinator.
+    func claimAvailableNow() async {
+        await onCoordinator { self.claimWhileRoom(mayFindNewJobs: true) }
+    }
+
     /// Claims while the window has room. `mayFindNewJobs` is false where room was freed (a job
     /// finished, a flush went through): then a claim that found nothing last time is not
     /// repeated (``lastClaimFoundNothing``).

@@ -6,6 +6,8 @@ import LineupSpool
 protocol JobRunning: AnyObject, Sendable {
     /// Claims what is due, soon (a hint: files arrived, or a notification came).
     func claimAvailable()
+    /// Claims what is due, and returns once that claim has run.
+    func claimAvailableNow() async
     /// Acts on the operators' requests to cancel running jobs.
     func checkCancellationRequests() async
     /// Told after each child save: the main context now holds `rows` unsaved rows.
