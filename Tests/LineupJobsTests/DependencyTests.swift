@@ -1,6 +1,7 @@
 import Foundation
 import LineupJobs
 import LineupSpool
+import LineupTesting
 import Testing
 
 /// `after`: a job starts only once the jobs it names are acknowledged (on disk, in `done/`).
@@ -146,8 +147,12 @@ extension DependencyTests {
         try await earlierEvents.finished(importJob.name)
         try await earlier.stop(earlierRun)
 
-        // Long enough that the copy below lands before the wait is up, even on a loaded machine.
-        let harness = try DaemonHarness { $0.dependencyWaitTimeout = .seconds(2) }
+        // The wait is up only when the test moves its clock, after the copy below: on the
+        // system's clock, a loaded machine could end a wait of seconds before the copy lands.
+        let clock = TestClock()
+        var hooks = JobDaemon.Hooks(randomJitter: { 0 })
+        hooks.clock = clock.daemonClock
+        let harness = try DaemonHarness(hooks: hooks) { $0.dependencyWaitTimeout = .seconds(60) }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
         let statistics = try harness.enqueue(["kind": "count-rows", "after": ["import"]])
@@ -158,6 +163,7 @@ extension DependencyTests {
             let destination = harness.spool.directory(.done).appending(path: entry.fileName)
             try FileManager.default.copyItem(at: entry.url, to: destination)
         }
+        clock.advance(by: .seconds(61))
         try await events.finished(statistics.name)
         try await harness.daemon.flush()
         #expect(try harness.spool.entries(.done).map(\.name).contains(statistics.name))
