@@ -160,13 +160,14 @@ struct MigrateCommandTests {
                     result.standardOutput == """
                         store schema, \(url): version 1; latest 2; 1 pending
                           2  outbox of jobs enqueued with the data
-                        job-table schema, \(url): version 1 (tables made before versions were recorded); latest 7; 6 pending
+                        job-table schema, \(url): version 1 (tables made before versions were recorded); latest 8; 7 pending
                           2  queued jobs stored as queued
                           3  job priorities and unique periods
                           4  paused kinds and queues, rate-limited claims
                           5  cancellation requests
                           6  indexes for long histories
                           7  storage parameters for churn
+                          8  no index entries for jobs without an id or a unique key
 
                         """)
 
@@ -182,7 +183,7 @@ struct MigrateCommandTests {
                         CREATE TABLE lineup_outbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, channel TEXT NOT NULL, key TEXT COLLATE "C" NOT NULL UNIQUE, body BYTEA NOT NULL);
                         INSERT INTO lineup_metadata (key, value) VALUES ('format_version', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
                         COMMIT;
-                        -- job-table schema of \(url): version 1 to 7
+                        -- job-table schema of \(url): version 1 to 8
                         BEGIN;
                         SELECT pg_advisory_xact_lock(30515220354265194);
                         CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -240,14 +241,20 @@ struct MigrateCommandTests {
                             autovacuum_vacuum_cost_delay = 0);
                         ALTER TABLE lineup_daemons SET (fillfactor = 50);
                         INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 7, 'storage parameters for churn');
+                        -- 8: no index entries for jobs without an id or a unique key
+                        DROP INDEX lineup_jobs_job_id;
+                        CREATE INDEX lineup_jobs_job_id ON lineup_jobs (job_id) WHERE job_id IS NOT NULL;
+                        DROP INDEX lineup_jobs_unique_key;
+                        CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running') AND unique_key IS NOT NULL;
+                        INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'no index entries for jobs without an id or a unique key');
                         COMMIT;
 
                         """, "\(result.standardOutput)")
                 #expect(try snapshot(server, database) == before, "a dry run changes nothing")
 
-                result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "8"])
+                result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "9"])
                 #expect(result.termination == .exited(1))
-                #expect(result.standardError.contains("\(url): there is no job-table schema version 8; this Lineup knows up to 7"))
+                #expect(result.standardError.contains("\(url): there is no job-table schema version 9; this Lineup knows up to 8"))
                 #expect(try snapshot(server, database) == before)
 
                 result = try await sandbox.lineup(["migrate", "up", "--database", url])
@@ -256,23 +263,24 @@ struct MigrateCommandTests {
                     result.standardOutput == """
                         store schema, \(url): migrated from version 1 to 2
                           ran 2  outbox of jobs enqueued with the data
-                        job-table schema, \(url): migrated from version 1 to 7
+                        job-table schema, \(url): migrated from version 1 to 8
                           ran 2  queued jobs stored as queued
                           ran 3  job priorities and unique periods
                           ran 4  paused kinds and queues, rate-limited claims
                           ran 5  cancellation requests
                           ran 6  indexes for long histories
                           ran 7  storage parameters for churn
+                          ran 8  no index entries for jobs without an id or a unique key
 
                         """)
                 #expect(try server.psql("SELECT name, state FROM lineup_jobs", database: database) == "old|queued")
-                #expect(try server.psql("SELECT line, version FROM lineup_migrations ORDER BY version", database: database) == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6\njobs|7")
+                #expect(try server.psql("SELECT line, version FROM lineup_migrations ORDER BY version", database: database) == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6\njobs|7\njobs|8")
 
                 result = try await sandbox.lineup(["migrate", "status", "--database", url, "--schema", "jobs"])
-                #expect(result.standardOutput == "job-table schema, \(url): version 7; latest 7; up to date\n")
+                #expect(result.standardOutput == "job-table schema, \(url): version 8; latest 8; up to date\n")
                 result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "1"])
                 #expect(result.termination == .exited(1))
-                #expect(result.standardError.contains("\(url) has job-table schema version 7, past 1: migrations only go forward"))
+                #expect(result.standardError.contains("\(url) has job-table schema version 8, past 1: migrations only go forward"))
             }
         }
 
@@ -288,7 +296,7 @@ struct MigrateCommandTests {
                 #expect(
                     result.standardOutput == """
                         store schema, \(url): no store yet; nothing to run
-                        job-table schema, \(url): migrated from version 0 to 7
+                        job-table schema, \(url): migrated from version 0 to 8
                           ran 1  job and daemon tables
                           ran 2  queued jobs stored as queued
                           ran 3  job priorities and unique periods
@@ -296,17 +304,18 @@ struct MigrateCommandTests {
                           ran 5  cancellation requests
                           ran 6  indexes for long histories
                           ran 7  storage parameters for churn
+                          ran 8  no index entries for jobs without an id or a unique key
 
                         """)
-                _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'later')", database: database)
+                _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 9, 'later')", database: database)
 
                 result = try await sandbox.lineup(["migrate", "status", "--database", url, "--schema", "jobs"])
-                #expect(result.standardOutput == "job-table schema, \(url): version 8; latest 7; NEWER than this Lineup knows: upgrade Lineup to use it\n")
+                #expect(result.standardOutput == "job-table schema, \(url): version 9; latest 8; NEWER than this Lineup knows: upgrade Lineup to use it\n")
                 for arguments in [["migrate", "up", "--database", url], ["status", "--database", url], ["enqueue", "statistics", "--database", url]] {
                     result = try await sandbox.lineup(arguments)
                     #expect(result.termination == .exited(1), "\(arguments)")
                     #expect(
-                        result.standardError.contains("\(url) has job-table schema version 8; this Lineup knows up to 7: upgrade Lineup"),
+                        result.standardError.contains("\(url) has job-table schema version 9; this Lineup knows up to 8: upgrade Lineup"),
                         "\(arguments): \(result.standardError)")
                 }
                 #expect(try server.psql("SELECT count(*) FROM lineup_jobs", database: database) == "0")

@@ -125,6 +125,8 @@ struct JobTablePlanTests {
         #expect(plan.scansOfTheJobsTable.isEmpty, "\(plan)")
         #expect(plan.indexes.contains("lineup_jobs_due"), "\(plan)")
         #expect(plan.indexes.contains("lineup_jobs_pkey"), "\(plan)")
+        // A job's `after` ids are looked up with `=`, which the partial index of ids takes.
+        #expect(plan.indexes.contains("lineup_jobs_job_id"), "\(plan)")
     }
 
     @Test("the flush's acknowledgement finds its jobs by their rows or among the running jobs")
