@@ -167,7 +167,7 @@ struct MigrateCommandTests {
                           5  cancellation requests
                           6  indexes for long histories
                           7  storage parameters for churn
-                          8  no index entries for jobs without an id or a unique key
+                          8  index entries only for jobs that have the key
 
                         """)
 
@@ -241,12 +241,14 @@ struct MigrateCommandTests {
                             autovacuum_vacuum_cost_delay = 0);
                         ALTER TABLE lineup_daemons SET (fillfactor = 50);
                         INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 7, 'storage parameters for churn');
-                        -- 8: no index entries for jobs without an id or a unique key
+                        -- 8: index entries only for jobs that have the key
                         DROP INDEX lineup_jobs_job_id;
                         CREATE INDEX lineup_jobs_job_id ON lineup_jobs (job_id) WHERE job_id IS NOT NULL;
                         DROP INDEX lineup_jobs_unique_key;
                         CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running') AND unique_key IS NOT NULL;
-                        INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'no index entries for jobs without an id or a unique key');
+                        ALTER TABLE lineup_jobs DROP CONSTRAINT lineup_jobs_intake_key_key;
+                        CREATE UNIQUE INDEX lineup_jobs_intake_key ON lineup_jobs (intake_key) WHERE intake_key IS NOT NULL;
+                        INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'index entries only for jobs that have the key');
                         COMMIT;
 
                         """, "\(result.standardOutput)")
@@ -270,7 +272,7 @@ struct MigrateCommandTests {
                           ran 5  cancellation requests
                           ran 6  indexes for long histories
                           ran 7  storage parameters for churn
-                          ran 8  no index entries for jobs without an id or a unique key
+                          ran 8  index entries only for jobs that have the key
 
                         """)
                 #expect(try server.psql("SELECT name, state FROM lineup_jobs", database: database) == "old|queued")
@@ -304,7 +306,7 @@ struct MigrateCommandTests {
                           ran 5  cancellation requests
                           ran 6  indexes for long histories
                           ran 7  storage parameters for churn
-                          ran 8  no index entries for jobs without an id or a unique key
+                          ran 8  index entries only for jobs that have the key
 
                         """)
                 _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 9, 'later')", database: database)

@@ -66,19 +66,23 @@ struct JobTableMigrationTests {
             try database.psql("SELECT line, version, name FROM lineup_migrations ORDER BY version")
                 == "jobs|2|queued jobs stored as queued\njobs|3|job priorities and unique periods"
                 + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests\njobs|6|indexes for long histories"
-                + "\njobs|7|storage parameters for churn\njobs|8|no index entries for jobs without an id or a unique key")
+                + "\njobs|7|storage parameters for churn\njobs|8|index entries only for jobs that have the key")
         let after = try JobTableMigrations.status(of: session)
         #expect(after.version == 8 && after.pending.isEmpty && after.note == nil)
         // The constraint, the default and the partial indexes name the new value, and only it.
         let definitions = try snapshot(database).split(separator: "\n--\n").dropFirst(2).joined(separator: "\n")
         #expect(!definitions.contains("available"), "\(definitions)")
         #expect(definitions.contains("lineup_jobs_due ON public.lineup_jobs USING btree (priority, not_before, id) WHERE (state = 'queued'::text)"))
-        // Version 8: the index of ids and that of unique keys hold only the rows that have one.
+        // Version 8: the indexes of ids, of unique keys and of intake keys hold only the rows that have one.
         #expect(definitions.contains("lineup_jobs_job_id ON public.lineup_jobs USING btree (job_id) WHERE (job_id IS NOT NULL)"), "\(definitions)")
         #expect(
             definitions.contains(
                 "lineup_jobs_unique_key ON public.lineup_jobs USING btree (unique_key) "
                     + "WHERE ((state = ANY (ARRAY['queued'::text, 'running'::text])) AND (unique_key IS NOT NULL))"), "\(definitions)")
+        #expect(
+            definitions.contains("CREATE UNIQUE INDEX lineup_jobs_intake_key ON public.lineup_jobs USING btree (intake_key) WHERE (intake_key IS NOT NULL)"),
+            "\(definitions)")
+        #expect(!definitions.contains("lineup_jobs_intake_key_key"), "\(definitions)")
         #expect(try database.psql("SELECT column_default FROM information_schema.columns WHERE table_name = 'lineup_jobs' AND column_name = 'state'") == "'queued'::text")
 
         // A daemon claims the job and does it.
@@ -100,7 +104,7 @@ struct JobTableMigrationTests {
             try database.psql("SELECT line, version, name FROM lineup_migrations ORDER BY version")
                 == "jobs|1|job and daemon tables\njobs|2|queued jobs stored as queued\njobs|3|job priorities and unique periods"
                 + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests\njobs|6|indexes for long histories"
-                + "\njobs|7|storage parameters for churn\njobs|8|no index entries for jobs without an id or a unique key")
+                + "\njobs|7|storage parameters for churn\njobs|8|index entries only for jobs that have the key")
         let session = try session(database)
         defer { session.close() }
         #expect(try JobTableMigrations.plan(of: session).isEmpty)
@@ -131,7 +135,7 @@ struct JobTableMigrationTests {
         #expect(plan.migrations.map(\.version) == [2, 3, 4, 5, 6, 7, 8])
         #expect(plan.statements.contains("UPDATE lineup_jobs SET state = 'queued' WHERE state = 'available'"))
         #expect(plan.statements.contains("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 2, 'queued jobs stored as queued')"))
-        #expect(plan.statements.last == "INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'no index entries for jobs without an id or a unique key')")
+        #expect(plan.statements.last == "INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'index entries only for jobs that have the key')")
     }
 
     @Test func tablesOfANewerVersionAreRefusedNamingBothVersionsAndNothingChanges() async throws {

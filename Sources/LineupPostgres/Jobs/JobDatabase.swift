@@ -160,7 +160,7 @@ public final class JobDatabase: Sendable {
                                ELSE '` and is queued or running' END END,
                        priority
                 FROM judged ORDER BY n
-                ON CONFLICT (intake_key) DO NOTHING
+                ON CONFLICT (intake_key) WHERE intake_key IS NOT NULL DO NOTHING
                 """, arguments: [json])
         ]
     }

@@ -206,23 +206,27 @@ package enum JobTableMigrations {
         ])
 
     /// Index entries only for jobs that have what an index looks up (issue 35, item 6). Most
-    /// jobs have no id and no unique key, yet `lineup_jobs_job_id` took an entry for every
-    /// version of every row (its insert, its claim, its acknowledgement: none of the updates can
-    /// be HOT), and `lineup_jobs_unique_key` one for each queued and running version: five of
-    /// the eleven entries such a job made over its life were NULLs that no statement reads.
-    /// Every statement looks both up with `=` (`job_id = …`, `= ANY (…)`, `IN (…)`), which
-    /// implies `IS NOT NULL`, so the planner still takes the partial indexes (the plan test
-    /// holds the claim's dependency check and the ticks to that).
+    /// jobs have no id, no unique key and no intake key (only jobs moved in from a spool or an
+    /// outbox have one), yet `lineup_jobs_job_id` and the intake key's unique constraint took an
+    /// entry for every version of every row (its insert, its claim, its acknowledgement: none of
+    /// the updates can be HOT), and `lineup_jobs_unique_key` one for each queued and running
+    /// version: eight of the fourteen entries such a job made over its life were NULLs that no
+    /// statement reads. Every statement looks ids and keys up with `=` (`job_id = …`,
+    /// `= ANY (…)`, `IN (…)`), which implies `IS NOT NULL`, so the planner still takes the
+    /// partial indexes (the plan test holds the claim's dependency check and the ticks to that);
+    /// the insertion names the intake key's predicate in its `ON CONFLICT`.
     ///
     /// The indexes are built again, as in version 6: migrate a large table with its daemons
-    /// stopped.
+    /// stopped (an older daemon's insertion names no predicate, and is refused after it).
     static let version8 = SchemaMigration(
-        version: 8, name: "no index entries for jobs without an id or a unique key",
+        version: 8, name: "index entries only for jobs that have the key",
         statements: [
             "DROP INDEX lineup_jobs_job_id",
             "CREATE INDEX lineup_jobs_job_id ON lineup_jobs (job_id) WHERE job_id IS NOT NULL",
             "DROP INDEX lineup_jobs_unique_key",
             "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running') AND unique_key IS NOT NULL",
+            "ALTER TABLE lineup_jobs DROP CONSTRAINT lineup_jobs_intake_key_key",
+            "CREATE UNIQUE INDEX lineup_jobs_intake_key ON lineup_jobs (intake_key) WHERE intake_key IS NOT NULL",
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.
