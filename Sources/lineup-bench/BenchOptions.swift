@@ -33,6 +33,8 @@ struct BenchOptions {
                           time, half an hour for a million jobs)
           --no-peer       leave PgQueuer out (postgres-jobs; by default it runs beside Lineup, in a
                           venv the benchmark makes with pip from PyPI)
+          --peer-rounds N Lineup and PgQueuer run N times each at each count, taking turns, and
+                          are compared by their medians (postgres-jobs; default 3)
           --fsync-jobs N  jobs of the throughput run with a fsynced spool (spool; default 10000)
           --bulk-jobs N   no-op jobs of the bulk run, all in one bulk file (spool; default 100000)
           --durability D  fsync | none | both (spool; default both)
@@ -64,6 +66,8 @@ struct BenchOptions {
     var backlog = 0
     var explicitDoneRows: Int?
     var comparesWithPeer = true
+    /// How many times Lineup and PgQueuer each run at each count, in turn (`--peer-rounds`).
+    var peerRounds = 3
     var comparesWithBareLoop = true
     var claimWindow: Int?
     /// Whether the server syncs its commits, a run of all counts for each (`--server-fsync`).
@@ -151,6 +155,8 @@ struct BenchOptions {
                 options.prunesDuringRun = true
             case "--no-peer":
                 options.comparesWithPeer = false
+            case "--peer-rounds":
+                options.peerRounds = try count(for: argument)
             case "--no-baseline":
                 options.comparesWithBareLoop = false
             case "--fsync-jobs":

@@ -114,18 +114,23 @@ struct PostgresJobsBenchmark {
             }
             switch peer {
             case let .success(peer):
-                progress("postgres-jobs: PgQueuer \(Self.pgqueuerVersion), \(count) worker process(es)\(label) …")
                 do {
-                    let pgqueuer = try peer.run(jobs: jobs, workers: count, databaseURL: try newDatabase(server))
-                    let peerRatio = lineup.jobsPerSecond / pgqueuer
+                    let rounds = try peerRounds(
+                        count, first: lineup.jobsPerSecond, peer: peer, server: server, history: history, label: label,
+                        directory: directory.appending(path: "daemons-\(count)-rounds"))
+                    let (lineupRate, pgqueuerRate) = (Self.median(rounds.lineup), Self.median(rounds.pgqueuer))
+                    let peerRatio = lineupRate / pgqueuerRate
+                    let perRound = rounds.lineup.count == 1 ? "" : ", medians of \(rounds.lineup.count) rounds"
                     table.rows.append(
                         .init(
-                            benchmark: "jobs.postgres vs PgQueuer, \(count) worker\(count == 1 ? "" : "s")\(label)",
-                            lineup: Format.groupedRate(lineup.jobsPerSecond), baseline: Format.groupedRate(pgqueuer),
+                            benchmark: "jobs.postgres vs PgQueuer, \(count) worker\(count == 1 ? "" : "s")\(label)\(perRound)",
+                            lineup: Format.groupedRate(lineupRate), baseline: Format.groupedRate(pgqueuerRate),
                             ratio: Format.ratio(peerRatio), target: ">= 1", verdict: BenchSupport.verdict(peerRatio >= 1)))
                     table.results.append(
-                        "RESULT jobs.postgres.pgqueuer.workers\(count)\(suffix) lineup=\(Format.rate(lineup.jobsPerSecond))/s "
-                            + "pgqueuer=\(Format.rate(pgqueuer))/s ratio=\(Format.ratio(peerRatio))")
+                        "RESULT jobs.postgres.pgqueuer.workers\(count)\(suffix) lineup=\(Format.rate(lineupRate))/s "
+                            + "pgqueuer=\(Format.rate(pgqueuerRate))/s ratio=\(Format.ratio(peerRatio)) rounds=\(rounds.lineup.count) "
+                            + "lineup_rounds=\(rounds.lineup.map(Format.rate).joined(separator: ",")) "
+                            + "pgqueuer_rounds=\(rounds.pgqueuer.map(Format.rate).joined(separator: ","))")
                 } catch {
                     progress("postgres-jobs: PgQueuer failed: \(error)")
                 }
@@ -133,6 +138,39 @@ struct PostgresJobsBenchmark {
                 break
             }
         }
+    }
+
+    /// Lineup's and PgQueuer's jobs a second at `count` workers, `--peer-rounds` of each, taking
+    /// turns (Lineup's first round is the count's own run, `first`): a run of 20,000 jobs lasts
+    /// about three seconds, and on a shared machine one such run of either swings by a fifth.
+    private func peerRounds(
+        _ count: Int, first: Double, peer: PgQueuerPeer, server: PostgresTestServer, history: TableHistory, label: String,
+        directory: URL
+    ) throws -> (lineup: [Double], pgqueuer: [Double]) {
+        let rounds = options.peerRounds
+        var lineup = [first]
+        var pgqueuer: [Double] = []
+        for round in 1...rounds {
+            let ofRounds = rounds == 1 ? "" : ", round \(round) of \(rounds)"
+            if round > 1 {
+                progress("postgres-jobs: Lineup, \(count) daemon process(es)\(label)\(ofRounds) …")
+                lineup.append(
+                    try runDaemons(
+                        count, server: server, history: history, prunes: options.prunesDuringRun,
+                        directory: directory.appending(path: "round-\(round)")
+                    ).jobsPerSecond)
+            }
+            progress("postgres-jobs: PgQueuer \(Self.pgqueuerVersion), \(count) worker process(es)\(label)\(ofRounds) …")
+            pgqueuer.append(try peer.run(jobs: options.databaseJobs, workers: count, databaseURL: try newDatabase(server)))
+        }
+        return (lineup, pgqueuer)
+    }
+
+    /// The middle value (the mean of the two middle ones for an even count).
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     /// "2.70" for a claim time kept in microseconds, as the RESULT lines give it.
@@ -155,7 +193,7 @@ struct PostgresJobsBenchmark {
         switch peer {
         case .success:
             notes.append(
-                "PgQueuer \(Self.pgqueuerVersion) (Python, asyncpg, from PyPI, in a venv of the benchmark's): \(Format.grouped(jobs)) no-op jobs inserted first, K worker processes in drain mode, batch size 10, timed from their start together until the last has drained; its acknowledgements are buffered, Lineup's ride in the flush's transaction.")
+                "PgQueuer \(Self.pgqueuerVersion) (Python, asyncpg, from PyPI, in a venv of the benchmark's): \(Format.grouped(jobs)) no-op jobs inserted first, K worker processes in drain mode, batch size 10, timed from their start together until the last has drained; its acknowledgements are buffered, Lineup's ride in the flush's transaction. At each count Lineup and PgQueuer run \(options.peerRounds == 1 ? "once" : "\(options.peerRounds) times") each, taking turns, each on a new database; a vs PgQueuer row compares their medians, and its RESULT line lists every round.")
         case let .failure(error):
             notes.append("PgQueuer: not run (\(error)).")
         }
