@@ -94,9 +94,10 @@ import Testing
     }
 
     /// The status once it says the main context holds `rows` (it is asked at each status, and
-    /// answers for the next one).
+    /// answers for the next one). Waited for up to a minute: beside three processes spinning on
+    /// the cores, ten seconds were once not enough for the answer.
     func unsavedRows(_ harness: DaemonHarness, _ rows: Int) async throws -> DaemonStatus {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             let status = try #require(await harness.daemon.status())
             if status.mainContextUnsavedRows == rows || ContinuousClock.now > deadline {
