@@ -150,9 +150,7 @@ extension DependencyTests {
         // The wait is up only when the test moves its clock, after the copy below: on the
         // system's clock, a loaded machine could end a wait of seconds before the copy lands.
         let clock = TestClock()
-        var hooks = JobDaemon.Hooks(randomJitter: { 0 })
-        hooks.clock = clock.daemonClock
-        let harness = try DaemonHarness(hooks: hooks) { $0.dependencyWaitTimeout = .seconds(60) }
+        let harness = try DaemonHarness(hooks: .harness(on: clock)) { $0.dependencyWaitTimeout = .seconds(60) }
         defer { harness.removeFiles() }
         var (events, run) = try await harness.start()
         let statistics = try harness.enqueue(["kind": "count-rows", "after": ["import"]])

@@ -92,9 +92,7 @@ struct PauseAndLimitTests {
 
     @Test func aRateLimitHoldsJobsBackUntilItsPeriodHasPassed() async throws {
         let clock = TestClock()
-        var hooks = JobDaemon.Hooks(randomJitter: { 0 })
-        hooks.clock = clock.daemonClock
-        let harness = try DaemonHarness(hooks: hooks) { configuration in
+        let harness = try DaemonHarness(hooks: .harness(on: clock)) { configuration in
             configuration.limits = [.kind("insert-rows"): JobLimit(rate: .init(jobs: 2, per: .seconds(60)))]
         }
         defer { harness.removeFiles() }

@@ -3,6 +3,7 @@ import LineupJobs
 import LineupPostgres
 import LineupSpool
 import LineupStore
+import LineupTesting
 import Logging
 import Testing
 
@@ -261,5 +262,15 @@ struct EventLog {
         while let event = await iterator.next() {
             seen.append(event)
         }
+    }
+}
+
+extension JobDaemon.Hooks {
+    /// The harness's hooks, with the daemon's schedules (retries, time limits, rate-limit
+    /// periods, the wait for unknown `after` ids) on `clock`, which the test moves.
+    static func harness(on clock: TestClock) -> Self {
+        var hooks = Self(randomJitter: { 0 })
+        hooks.clock = clock.daemonClock
+        return hooks
     }
 }
