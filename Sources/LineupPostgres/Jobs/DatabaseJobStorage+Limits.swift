@@ -34,11 +34,11 @@ extension DatabaseJobStorage {
     /// Claims of the kinds no limit covers, then of each limited kind; the claims that went
     /// through before one that throws carry the same stamp, and the next claim takes them
     /// (``claimNext(batch:)``).
-    private func claimBatchWithinLimits(_ filter: ClaimFilter, upTo claimBatch: Int, stamp: StoreValue) throws -> [ClaimedRow] {
+    private func claimBatchWithinLimits(_ filter: ClaimFilter, upTo claimBatch: Int, stamp: () -> StoreValue) throws -> [ClaimedRow] {
         let limitedKinds = Set(filter.limits.keys.flatMap(filter.kinds(of:)))
         let kindsJSON = String(decoding: try JSONEncoder().encode(limitedKinds.sorted()), as: UTF8.self)
-        let base: [StoreValue] = [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp]
         let rows = try database.sessions.withSession { session -> [[StoreValue]] in
+            let base: [StoreValue] = [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp()]
             var rows = try session.rows(
                 JobTableStatements.claim(
                     filter: "AND (c.kind IS NULL OR c.kind <> ALL(ARRAY(SELECT jsonb_array_elements_text($5::jsonb))))"),

@@ -318,23 +318,32 @@ final class DatabaseJobStorage: SharedJobQueue {
     }
 
     /// The next of the batch claimed ahead, or the first of a new batch from `claimBatch`, which
-    /// gets the claim's stamp (its jobs' `claimed_at`, see ``JobTableStatements/claim(filter:limit:)``). A claim that threw
+    /// takes the claim's stamp (its jobs' `claimed_at`, see ``JobTableStatements/claim(filter:limit:)``)
+    /// from `stamp` once it holds its session: a stamp taken before the wait for a session could
+    /// be older than a flush that held the sessions meanwhile, and `claimed_at` would then say the
+    /// job was claimed before a job it waited for was done. Every call of `stamp` in one claim
+    /// gives the same stamp. A claim that threw
     /// may have committed all the same (its connection lost during the statement, as a server's
     /// restart may cut it): its jobs would be running under this daemon, which knows nothing of
     /// them, for as long as its lease lives. The next claim takes them first, found by the stamp
     /// (``jobsOfUnansweredClaim()``).
-    func claimNext(batch claimBatch: (_ stamp: StoreValue) throws -> [ClaimedRow]) throws -> ClaimedRow? {
+    func claimNext(batch claimBatch: (_ stamp: () -> StoreValue) throws -> [ClaimedRow]) throws -> ClaimedRow? {
         if let next = claimedAhead.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             return next
         }
         var batch = try jobsOfUnansweredClaim()
         if batch.isEmpty {
-            let stamp = nextClaimStamp()
+            var stamp: Int64?
+            func takeStamp() -> StoreValue {
+                if stamp == nil { stamp = nextClaimStamp() }
+                return .integer(stamp!)
+            }
             let began = ContinuousClock.now
             do {
-                batch = try claimBatch(.integer(stamp))
+                batch = try claimBatch(takeStamp)
             } catch {
-                unansweredClaim.withLock { $0 = stamp }
+                // Without a stamp, the claim threw before any statement could take a job.
+                if let stamp { unansweredClaim.withLock { $0 = stamp } }
                 throw error
             }
             let took = ContinuousClock.now - began
@@ -356,12 +365,12 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// In a transaction of its own, though one statement: a statement on its own commits after
     /// the server has sent its rows, so a crash in between would roll back a claim whose jobs
     /// the daemon already runs. Its COMMIT's answer says that the claim holds.
-    private func claimBatchNow(_ claimBatch: Int, stamp: StoreValue) throws -> [ClaimedRow] {
+    private func claimBatchNow(_ claimBatch: Int, stamp: () -> StoreValue) throws -> [ClaimedRow] {
         let rows = try database.sessions.withSession { session in
             try session.transaction {
                 try session.rows(
                     JobTableStatements.claim(),
-                    [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp])
+                    [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp()])
             }
         }
         return decodeClaims(rows)
