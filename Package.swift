@@ -145,6 +145,9 @@ let package = Package(
         // Which allocator serves malloc: the executables report it (see ProcessAllocator, and
         // `linksJemalloc` at the top).
         .target(name: "LineupAllocator"),
+        // lineupd's signals blocked by a C constructor, before any Swift code runs: a signal sent
+        // while the binary still loads waits for the daemon's handlers instead of killing it.
+        .target(name: "LineupdSignals"),
         // Streaming readers of the NDBC buoy XML formats, in SI units.
         .target(name: "BuoyXML", dependencies: ["CLibXML2"]),
         // What the tests and the benchmark share: seeded randomness, fixture writers and
@@ -182,6 +185,7 @@ let package = Package(
             name: "lineupd",
             dependencies: [
                 "LineupAllocator",
+                "LineupdSignals",
                 "LineupLocking",
                 "LineupJobs",
                 "LineupSpool",
@@ -333,8 +337,9 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Strict settings for every target of ours, in one place (as swift-log does).
-for target in package.targets where target.type != .system {
+// Strict settings for every Swift target of ours, in one place (as swift-log does).
+let cTargets: Set<String> = ["LineupdSignals"]
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import LineupAllocator
+import LineupdSignals
 import LineupJobs
 import LineupPostgres
 import LineupServer
@@ -37,10 +38,9 @@ struct LineupDaemonCommand: AsyncParsableCommand {
     @OptionGroup var options: DaemonOptions
 
     func run() async throws {
-        // Their default action ends the process: ignored until the daemon traps them, which it
-        // does before it opens the store (a supervisor may signal a daemon that is starting).
-        signal(SIGHUP, SIG_IGN)
-        signal(SIGUSR1, SIG_IGN)
+        // SIGHUP, SIGUSR1, SIGUSR2, SIGTERM and SIGINT have had handlers since the binary loaded
+        // (LineupdSignals): one that comes before the daemon's own handlers exist is noted, and
+        // sent again once the daemon has started (below).
         // Every job's latest lines are also kept for the dashboard's job page.
         let jobLog = JobLog()
         switch options.logFormat {
@@ -52,7 +52,10 @@ struct LineupDaemonCommand: AsyncParsableCommand {
         let logger = Logger(label: "lineupd")
         logger.info(
             "lineupd starting",
-            metadata: ["pid": "\(ProcessInfo.processInfo.processIdentifier)", "malloc": "\(ProcessAllocator.current)"])
+            metadata: [
+                "pid": "\(ProcessInfo.processInfo.processIdentifier)", "malloc": "\(ProcessAllocator.current)",
+                "early_signals": "\(lineupd_early_handlers_installed() ? "noted" : "default")",
+            ])
         let options = self.options
         let configuration: DaemonConfiguration
         do {
@@ -113,6 +116,19 @@ struct LineupDaemonCommand: AsyncParsableCommand {
                     fetcher.policy.allowedHosts = reloaded.allowedHosts
                     return reloaded
                 }, watchdog: notifier?.watchdog))
+        // The daemon's handlers of SIGTERM and SIGINT (its ServiceGroup's) and of SIGHUP and
+        // SIGUSR1 exist once it has started: the signals that came before are theirs now.
+        let earlySignals = Task { [events = daemon.events()] in
+            for await event in events {
+                guard case .started = event else { continue }
+                let replayed = lineupd_replay_early_signals()
+                if replayed > 0 {
+                    logger.info("signals that came during start-up are handled now", metadata: ["signals": "\(replayed)"])
+                }
+                return
+            }
+        }
+        defer { earlySignals.cancel() }
         let notifications = notifier.map { notifier in
             let events = daemon.events()
             return Task { await notifier.follow(events, of: daemon) }

@@ -72,5 +72,84 @@ extension DaemonTests {
                 #expect(try sandbox.jobFiles("failed").count == 2 * Self.launchesPerSignal * Self.leftoversPerLaunch)
             }
         }
+
+        static let launchesPerCase = 20
+        static let delaysInMilliseconds = [0, 1, 2, 5, 10]
+
+        /// A supervisor's signal in the very first milliseconds: each of SIGHUP, SIGUSR1, SIGUSR2
+        /// and SIGTERM, 0, 1, 2, 5 and 10 ms after lineupd's own code first runs, 20 launches each.
+        /// Before that the kernel and the dynamic loader run, and no program can handle a signal;
+        /// from there on, lineupd handles all five (`/proc/<pid>/status` shows them caught, which
+        /// is when the clock starts). An early SIGTERM stops the daemon cleanly (exit 0), an early
+        /// SIGHUP reloads and an early SIGUSR1 flushes once the daemon has started, SIGUSR2 does
+        /// nothing; a daemon killed by one fails the test.
+        @Test("SIGHUP, SIGUSR1, SIGUSR2 and SIGTERM 0–10 ms after lineupd's code first runs, 20 launches each: handled, never fatal")
+        func signalsInTheFirstMilliseconds() async throws {
+            try await withSandbox { sandbox in
+                let configuration = sandbox.root.appending(path: "lineupd.json")
+                try Data(#"{"flushInterval": 3600}"#.utf8).write(to: configuration)
+                var loaderMicroseconds: [Int] = []
+                for (signal, name) in [(SIGHUP, "SIGHUP"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"), (SIGTERM, "SIGTERM")] {
+                    for delay in Self.delaysInMilliseconds {
+                        for launch in 0..<Self.launchesPerCase {
+                            let label = "\(name) \(delay) ms, launch \(launch)"
+                            let daemon = try sandbox.launch(
+                                Binaries.lineupd, sandbox.daemonLocationArguments + ["--config", configuration.path],
+                                logName: "early-\(name)-\(delay)-\(launch)")
+                            let launched = ContinuousClock.now
+                            try Self.waitUntilSignalsAreCaught(by: daemon, label)
+                            loaderMicroseconds.append(Int((ContinuousClock.now - launched) / .microseconds(1)))
+                            if delay > 0 { usleep(useconds_t(delay * 1000)) }
+                            daemon.send(signal)
+                            if signal == SIGTERM {
+                                let termination = try await daemon.waitForExit(timeout: .seconds(60))
+                                try #require(termination == .exited(0), "\(label): \(termination)\n\(daemon.logTail())")
+                                continue
+                            }
+                            try await sandbox.poll("lineupd to start after \(label)", daemon: daemon) {
+                                guard daemon.isRunning else {
+                                    throw HarnessError("lineupd died after \(label) (\(daemon.termination))\n\(daemon.logTail())")
+                                }
+                                return daemon.standardError.contains(Sandbox.startedLine)
+                            }
+                            // Handed to the daemon's own handler once it has started.
+                            let handled = ["SIGHUP": "SIGHUP: reloading", "SIGUSR1": "SIGUSR1: flushing"][name]
+                            if let handled {
+                                try await sandbox.poll("lineupd to act on \(label)", daemon: daemon) {
+                                    daemon.standardError.contains(handled)
+                                }
+                            }
+                            daemon.send(SIGTERM)
+                            let termination = try await daemon.waitForExit(timeout: .seconds(60))
+                            try #require(termination == .exited(0), "\(label): \(termination)\n\(daemon.logTail())")
+                        }
+                    }
+                }
+                let sorted = loaderMicroseconds.sorted()
+                print(
+                    "early signal test: \(sorted.count) launches; from the launch to lineupd's handlers "
+                        + "\(sorted[sorted.count / 2]) µs (median), \(sorted.last ?? 0) µs (max)")
+            }
+        }
+
+        /// The bits of SIGHUP, SIGINT, SIGUSR1, SIGUSR2 and SIGTERM in `/proc/<pid>/status`'s masks.
+        private static let earlySignalBits: UInt64 = [SIGHUP, SIGINT, SIGUSR1, SIGUSR2, SIGTERM]
+            .reduce(0) { $0 | (1 << UInt64($1 - 1)) }
+
+        /// Spins (the window is milliseconds) until the kernel says that `daemon` catches the five
+        /// signals: its first code has run.
+        private static func waitUntilSignalsAreCaught(by daemon: ChildProcess, _ label: String) throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                guard daemon.isRunning else {
+                    throw HarnessError("lineupd ended before it caught its signals (\(label), \(daemon.termination))\n\(daemon.logTail())")
+                }
+                let status = (try? String(contentsOfFile: "/proc/\(daemon.pid)/status", encoding: .utf8)) ?? ""
+                let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+                    .flatMap { UInt64($0.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
+                if let caught, caught & earlySignalBits == earlySignalBits { return }
+            }
+            throw HarnessError("lineupd did not catch SIGHUP, SIGINT, SIGUSR1, SIGUSR2 and SIGTERM within 10 s (\(label))")
+        }
     }
 }
