@@ -57,12 +57,20 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public let conflicts: [MergeConflict]
     /// The error this one wraps (a GRDB or PostgreSQL error), if any.
     public let underlying: (any Error)?
+    /// Whether the error may go away by itself: the database could not be reached, or its server
+    /// ended the connection or turned it away for now (a restart, a failover, too many
+    /// connections), or gave up a transaction another one blocked (a serialization failure, a
+    /// deadlock). Another attempt may succeed, so the daemon retries a job that failed with it.
+    public let isTransient: Bool
 
-    package init(_ code: Code, _ message: String, conflicts: [MergeConflict] = [], underlying: (any Error)? = nil) {
+    package init(
+        _ code: Code, _ message: String, conflicts: [MergeConflict] = [], underlying: (any Error)? = nil, isTransient: Bool = false
+    ) {
         self.code = code
         self.message = message
         self.conflicts = conflicts
         self.underlying = underlying
+        self.isTransient = isTransient
     }
 
     /// `"<code>: <message>"`, then the conflicts in brackets and the underlying error in

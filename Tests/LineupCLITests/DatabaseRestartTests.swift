@@ -47,6 +47,33 @@ extension DaemonTests {
             }
         }
 
+        /// Issue 49's setup: six restarts under two daemons, crash (`-m immediate`) and fast in
+        /// turn, with a short lease (3 s) and frequent flushes (0.3 s), while 42 imports run.
+        /// An attempt that meets the restart fails (transiently, so it is retried); a settle that
+        /// cannot reach the server is kept until it lands. No job may stay `running` longer than
+        /// the lease and a tick after the server is back (a sampler reads the table all along),
+        /// and every job is done once, its rows written once.
+        @Test("six restarts, crash and fast in turn, lease 3 s: every job done once, none left running under a live daemon")
+        func restartsStrandNoJob() async throws {
+            let server = try PostgresTestServer.startPrivate()
+            defer { try? server.stop() }
+            let stream = Stream(
+                rounds: 6, jobsPerRound: 7, observationsPerJob: 1500, lease: 3,
+                configuration: #""flushInterval": 0.3, "maxAttempts": 20, "baseDelay": 0.2, "maxDelay": 1"#)
+            let sampler = RunningJobSampler()
+            try await runStream(stream, through: server, url: { server.url(database: $0) }, check: server, sampler: sampler) {
+                round, _ in
+                try server.restart(mode: round.isMultiple(of: 2) ? .immediate : .fast)
+            }
+            let longest = sampler.longestRunningSinceServerBack
+            print(
+                "database restart test: 6 restarts, \(stream.rounds * stream.jobsPerRound) jobs; the longest a job stayed running "
+                    + "after the server was back: \(longest) (\(sampler.samples) samples)")
+            // The lease (3 s) and a tick (1 s), and as much again for a loaded machine: without the
+            // kept settles, a job stayed running for minutes, until its daemon stopped.
+            #expect(longest <= .seconds(8), "a job stayed running \(longest) after the server was back")
+        }
+
         @Test("failover: the primary stops at once, the standby is promoted; through a two-host URL the daemons follow it")
         func failoverToAPromotedStandby() async throws {
             let primary = try PostgresTestServer.startPrivate()
@@ -82,26 +109,36 @@ extension DaemonTests {
         /// is enqueued (while its jobs run); then checks on `check` (the server the database ends
         /// on) that every job is done once, every row is there once, the daemons ran throughout
         /// and stop cleanly on SIGTERM.
+        /// The load of a stream: how many rounds of how many imports, and the daemons' settings.
+        struct Stream {
+            var rounds = DatabaseRestartTests.rounds
+            var jobsPerRound = DatabaseRestartTests.jobsPerRound
+            var observationsPerJob = DatabaseRestartTests.observationsPerJob
+            var lease = DatabaseRestartTests.lease
+            /// More keys of the daemons' configuration file, JSON (`"key": value, …`).
+            var configuration = #""flushInterval": 0.5"#
+        }
+
         private func runStream(
-            through server: PostgresTestServer, url makeURL: (String) -> String, check: PostgresTestServer,
-            disrupt: (Int, String) throws -> Void
+            _ stream: Stream = Stream(), through server: PostgresTestServer, url makeURL: (String) -> String,
+            check: PostgresTestServer, sampler: RunningJobSampler? = nil, disrupt: (Int, String) throws -> Void
         ) async throws {
             let database = try server.createDatabase()
             let url = makeURL(database)
             func psql(_ sql: String) throws -> String { try check.psql(sql, database: database) }
 
             try await withSandbox { sandbox in
-                let jobCount = Self.rounds * Self.jobsPerRound
+                let jobCount = stream.rounds * stream.jobsPerRound
                 // One station a job: a job whose rows were written twice shows as a row twice.
                 var expectedRows = 0
                 for number in 0..<jobCount {
-                    let records = BuoyFixtures.records(station: "RS\(number)", seed: UInt64(number + 1), count: Self.observationsPerJob)
+                    let records = BuoyFixtures.records(station: "RS\(number)", seed: UInt64(number + 1), count: stream.observationsPerJob)
                     expectedRows += BuoyFixtures.distinctKeysPerStation(records).values.reduce(0, +)
                     try BuoyFixtures.writeSOS(records, to: sandbox.input.appending(path: "rs-\(number).xml"))
                 }
                 let configuration = sandbox.root.appending(path: "lineupd.json")
                 try Data(
-                    #"{"poisonThreshold": 1000, "flushInterval": 0.5, "flushWhenIdle": false, "rescanInterval": 0.1, "statusInterval": 0.5, "concurrency": 2, "lease": \#(Self.lease)}"#
+                    #"{"poisonThreshold": 1000, "flushWhenIdle": false, "rescanInterval": 0.1, "statusInterval": 0.5, "concurrency": 2, "lease": \#(stream.lease), \#(stream.configuration)}"#
                         .utf8
                 ).write(to: configuration)
                 let hosts = (0..<Self.daemonCount).map { sandbox.root.appending(path: "host-\($0)", directoryHint: .isDirectory) }
@@ -122,8 +159,12 @@ extension DaemonTests {
                     try (0..<Self.daemonCount).allSatisfy { try log(of: $0, in: sandbox).contains(Sandbox.startedLine) }
                 }
 
-                for round in 0..<Self.rounds {
-                    for number in (round * Self.jobsPerRound)..<((round + 1) * Self.jobsPerRound) {
+                let sampling = sampler.map { sampler in
+                    Task { [check] in await sampler.sample { try? check.psql($0, database: database) } }
+                }
+                defer { sampling?.cancel() }
+                for round in 0..<stream.rounds {
+                    for number in (round * stream.jobsPerRound)..<((round + 1) * stream.jobsPerRound) {
                         let result = try await sandbox.lineup([
                             "enqueue", "import-buoy", "input=rs-\(number).xml", "--id", "rs-job-\(number)", "--database", url,
                         ])
@@ -132,11 +173,14 @@ extension DaemonTests {
                     // Some of the round's jobs run, some flush, some wait: the disruption meets all three.
                     try await Task.sleep(for: .milliseconds(400))
                     try disrupt(round, database)
+                    sampler?.serverIsBack()
                 }
 
                 try await sandbox.poll("every job to be done or failed", timeout: .seconds(90)) {
                     (try? psql("SELECT count(*) FROM lineup_jobs WHERE state IN ('done', 'failed')")) == "\(jobCount)"
                 }
+                sampling?.cancel()
+                await sampling?.value
                 for (index, daemon) in daemons.enumerated() {
                     #expect(daemon.isRunning, "host \(index) stopped:\n\(daemon.logTail())")
                 }
@@ -173,6 +217,46 @@ extension DaemonTests {
                 try #require(ContinuousClock.now < deadline, "timed out waiting for \(what)")
                 try await Task.sleep(for: .milliseconds(100))
             }
+        }
+    }
+}
+
+/// Reads which jobs are `running`, every 100 ms while a stream runs, and keeps the longest time
+/// one claim of a job stayed so after the server last came back (or, for a claim made after, since
+/// it was first seen): a job stranded under a live daemon shows as a long one.
+///
+/// `@unchecked Sendable`: its state is only touched while `lock` is held.
+final class RunningJobSampler: @unchecked Sendable {
+    private let lock = NSLock()
+    /// When each claim (`id/claims`) was first seen running.
+    private var firstSeen: [String: ContinuousClock.Instant] = [:]
+    private var serverBackAt: ContinuousClock.Instant?
+    private var longest = Duration.zero
+    private var sampleCount = 0
+
+    var longestRunningSinceServerBack: Duration { lock.withLock { longest } }
+    var samples: Int { lock.withLock { sampleCount } }
+
+    /// The server has come back from a restart.
+    func serverIsBack() {
+        lock.withLock { serverBackAt = .now }
+    }
+
+    /// Samples with `query` (nil while the server is down) until the task is cancelled.
+    func sample(_ query: @Sendable (String) -> String?) async {
+        while !Task.isCancelled {
+            if let rows = query("SELECT id || '/' || claims FROM lineup_jobs WHERE state = 'running'") {
+                let now = ContinuousClock.now
+                lock.withLock {
+                    sampleCount += 1
+                    for claim in rows.split(separator: "\n").map(String.init) {
+                        let first = firstSeen[claim] ?? now
+                        firstSeen[claim] = first
+                        longest = max(longest, now - max(first, serverBackAt ?? first))
+                    }
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(100))
         }
     }
 }

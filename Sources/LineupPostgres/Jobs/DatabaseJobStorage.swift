@@ -63,6 +63,9 @@ final class DatabaseJobStorage: SharedJobQueue {
     private let lastClaimStamp = Locked<Int64>(0)
     /// Jobs claimed in the last batch that the runner has not asked for yet.
     private let claimedAhead = Locked<[ClaimedRow]>([])
+    /// The jobs' transitions out of `running` that could not reach the database (see
+    /// ``settleWhenReachable(_:_:_:notifying:as:)``), oldest first.
+    private let pendingSettles = Locked<[PendingSettle]>([])
     /// Claim statements run, and those that found no job: how many claims a notification or a
     /// poll costs the database in vain (a notification wakes every daemon that listens).
     private let claimRounds = Counter(label: "lineup_database_claims_total")
@@ -185,6 +188,7 @@ final class DatabaseJobStorage: SharedJobQueue {
             guard let self, self.isTicking.withLock({ $0 }) else { return }
             self.renewLease()
             self.listenAgainIfDropped(hint: hint)
+            self.landPendingSettles()
             do {
                 try self.rescueExpiredClaims()
                 try self.failDependencyCycles()
@@ -211,6 +215,9 @@ final class DatabaseJobStorage: SharedJobQueue {
             return session
         }
         session?.close()
+        // Before the lease goes: a job whose transition is still pending would be taken back as
+        // interrupted, and run again.
+        landPendingSettles()
         do {
             _ = try database.sessions.withSession { session in
                 try session.execute("UPDATE lineup_daemons SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [.integer(daemonID)])
@@ -423,9 +430,9 @@ final class DatabaseJobStorage: SharedJobQueue {
     }
 
     func postpone(_ job: ClaimedRow, until notBefore: Date) throws {
-        try settle(
+        try settleWhenReachable(
             job, "state = 'queued', claimed_by = NULL, not_before = to_timestamp($4)",
-            [.real(notBefore.timeIntervalSince1970)], notifying: true)
+            [.real(notBefore.timeIntervalSince1970)], notifying: true, as: "postponed")
     }
 
     func recordFailedAttempt(of job: ClaimedRow) throws -> ClaimedRow {
@@ -439,12 +446,13 @@ final class DatabaseJobStorage: SharedJobQueue {
             settled.withLock { $0.note(id, .failed(reason: report.reason)) }
         }
         let text = String(decoding: try report.encoded(), as: UTF8.self)
-        try settle(
-            job, "state = 'failed', finished_at = now(), report = $4, reason = $5", [.text(text), .text(report.reason)])
+        try settleWhenReachable(
+            job, "state = 'failed', finished_at = now(), report = $4, reason = $5", [.text(text), .text(report.reason)],
+            as: "failed")
     }
 
     func release(_ job: ClaimedRow) throws {
-        try settle(job, "state = 'queued', claimed_by = NULL", [], notifying: true)
+        try settleWhenReachable(job, "state = 'queued', claimed_by = NULL", [], notifying: true, as: "released")
     }
 
     /// Gives back the rest of the last batch of claims.
@@ -512,6 +520,58 @@ final class DatabaseJobStorage: SharedJobQueue {
         } catch {
             logger.error("cannot look up a settled job", metadata: ["id": "\(id)", "error": "\(error)"])
             return nil
+        }
+    }
+
+    /// A job's transition out of `running` (failed, given back, postponed) that could not reach
+    /// the database, kept until it lands.
+    private struct PendingSettle: Sendable {
+        let job: ClaimedRow
+        let assignments: String
+        let arguments: [StoreValue]
+        let notifying: Bool
+        /// What the transition is, for the log: "failed", "released", "postponed".
+        let transition: String
+    }
+
+    /// Settles a job as ``settle(_:_:_:notifying:)`` does; if the database cannot be reached (a
+    /// transient error: its server restarts, fails over, dropped the connection), the transition
+    /// is kept and tried again at every tick until it lands, and this returns as if it had. The
+    /// runner has let the job go: its row must not stay `running` under this daemon, whose live
+    /// lease would keep every other daemon from taking it back. A claim no longer held throws.
+    private func settleWhenReachable(
+        _ job: ClaimedRow, _ assignments: String, _ arguments: [StoreValue], notifying: Bool = false, as transition: String
+    ) throws {
+        do {
+            try settle(job, assignments, arguments, notifying: notifying)
+        } catch let error as StoreError where error.isTransient {
+            let pending = PendingSettle(
+                job: job, assignments: assignments, arguments: arguments, notifying: notifying, transition: transition)
+            pendingSettles.withLock { $0.append(pending) }
+            logger.warning(
+                "cannot reach the database to settle a job; the transition is kept and tried again at every tick",
+                metadata: ["job": "\(job.name)", "row": "\(job.row)", "transition": "\(transition)", "error": "\(error)"])
+        }
+    }
+
+    /// Tries the pending transitions again, oldest first; those that land, or whose claim this
+    /// daemon no longer holds (another daemon took the job back), are done with. The first that
+    /// still cannot reach the database ends the pass: the next tick goes on from it.
+    private func landPendingSettles() {
+        while let next = pendingSettles.withLock({ $0.first }) {
+            do {
+                try settle(next.job, next.assignments, next.arguments, notifying: next.notifying)
+                logger.info(
+                    "a pending transition of a job reached the database",
+                    metadata: ["job": "\(next.job.name)", "row": "\(next.job.row)", "transition": "\(next.transition)"])
+            } catch let error as StoreError where error.isTransient {
+                return
+            } catch {
+                logger.warning(
+                    "a pending transition of a job is dropped: the job is no longer this daemon's",
+                    metadata: ["job": "\(next.job.name)", "row": "\(next.job.row)", "transition": "\(next.transition)", "error": "\(error)"])
+            }
+            pendingSettles.withLock { _ = $0.removeFirst() }
         }
     }
 

@@ -7,9 +7,16 @@ struct PostgresConnectionFailure: Error, Sendable, CustomStringConvertible {
         /// for a failure that no host caused.
         var host: String
         var reason: String
+        /// Whether the host may take the connection later (see ``PostgresConnector/mayAcceptLater(_:)``).
+        var mayAcceptLater = false
     }
 
     var attempts: [Attempt]
+
+    /// Whether a later connection may succeed: some host turned it away for now (not running,
+    /// starting, a standby while a read-write server is wanted), not for what it was asked (a
+    /// password, a certificate, a database that does not exist).
+    var isTransient: Bool { attempts.contains(where: \.mayAcceptLater) }
 
     /// One host: `host: reason`; several: each of them, in the order they were tried. A failure
     /// before any host (a certificate file that cannot be read) has no host: its reason alone.

@@ -13,6 +13,19 @@ import PostgresNIO
 /// name mismatch), or what the network said. postgres-nio's `PSQLError` describes itself only
 /// generically, and NIOSSL's errors by BoringSSL's codes.
 extension PostgresConnector {
+    /// Whether the host that failed with `error` may take the connection later: the network's
+    /// failures (refused while the server restarts, reset, timed out) and a server of the wrong
+    /// kind (a standby before its promotion) may pass; the server's refusal, TLS and our own
+    /// settings' do not, unless the server said it is shutting down or starting.
+    static func mayAcceptLater(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PSQLError: PostgresSession.isTransient(error)
+        case is WrongKindOfServer: true
+        case is WordedFailure, is NIOSSLError, is NIOSSLExtraError: false
+        default: true
+        }
+    }
+
     func reason(for error: any Error, host: PostgresConnectionSettings.Host) -> String {
         switch error {
         case let error as WordedFailure:

@@ -68,7 +68,9 @@ struct PostgresConnector: Sendable {
                 return connection
             }
             .flatMapError { error in
-                let failure = PostgresConnectionFailure.Attempt(host: step.host.description, reason: self.reason(for: error, host: step.host))
+                let failure = PostgresConnectionFailure.Attempt(
+                    host: step.host.description, reason: self.reason(for: error, host: step.host),
+                    mayAcceptLater: Self.mayAcceptLater(error))
                 logger.debug(
                     "a host did not accept the connection",
                     metadata: ["database": "\(self.location)", "host": "\(failure.host)", "reason": "\(failure.reason)"])

@@ -67,7 +67,9 @@ package final class PostgresSession: Sendable {
                         on: MultiThreadedEventLoopGroup.singleton.next(),
                         id: lastConnectionID.withLock { $0 += 1; return $0 }, logger: logger)))
         } catch {
-            throw StoreError(.postgres, "\(location): cannot connect: \(PostgresSession.describe(error))", underlying: error)
+            throw StoreError(
+                .postgres, "\(location): cannot connect: \(PostgresSession.describe(error))", underlying: error,
+                isTransient: isTransient(error))
         }
     }
 
@@ -164,7 +166,8 @@ package final class PostgresSession: Sendable {
         var link = taken
         if link.connection.isClosed {
             guard !isInTransaction else {
-                throw StoreError(.postgres, "\(location): the server closed the connection in the middle of a transaction")
+                throw StoreError(
+                    .postgres, "\(location): the server closed the connection in the middle of a transaction", isTransient: true)
             }
             link = try Self.open(connector, location: location, logger: logger)
             state.withLock { $0.link = link }
@@ -173,7 +176,8 @@ package final class PostgresSession: Sendable {
         do {
             return try link.answer(to: link.connection.query(query, logger: logger), location: location)
         } catch let error as PSQLError {
-            throw StoreError(.postgres, "\(location): \(PostgresSession.describe(error))", underlying: error)
+            throw StoreError(
+                .postgres, "\(location): \(PostgresSession.describe(error))", underlying: error, isTransient: Self.isTransient(error))
         }
     }
 
@@ -203,6 +207,27 @@ package final class PostgresSession: Sendable {
             return [info[.message], info[.detail], info[.sqlState].map { "SQLSTATE \($0)" }].compactMap { $0 }.joined(separator: "; ")
         }
         return "\(error.code)"
+    }
+
+    /// Whether `error`, met while connecting or running a statement, may go away by itself (see
+    /// ``LineupStore/StoreError/isTransient``): a connection that could not be made or was lost,
+    /// and the server's words for "not now" — SQLSTATE class 08 (connection exception), 57P01–
+    /// 57P03 (shutting down, crashed, starting up), 53300 (too many connections), 40001 and 40P01
+    /// (serialization failure, deadlock). A statement the server refused for what it says (a
+    /// syntax error, a constraint, a password) is not: it fails the same way again.
+    static func isTransient(_ error: any Error) -> Bool {
+        if let failure = error as? PostgresConnectionFailure { return failure.isTransient }
+        // Not the protocol's: the socket's (refused, reset, timed out).
+        guard let error = error as? PSQLError else { return true }
+        switch error.code {
+        case .server:
+            guard let state = error.serverInfo?[.sqlState] else { return false }
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300", "40001", "40P01"].contains(state)
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown:
+            return true
+        default:
+            return false
+        }
     }
 
     /// The SQLSTATE of a statement's error, if PostgreSQL sent one (`23505`: a unique index
@@ -253,7 +278,9 @@ private final class Link: Sendable {
                 outcome.withLock {
                     if $0 == nil {
                         $0 = .failure(
-                            StoreError(.postgres, "\(location): the connection closed before the server answered the statement"))
+                            StoreError(
+                                .postgres, "\(location): the connection closed before the server answered the statement",
+                                isTransient: true))
                     }
                 }
             }

@@ -114,6 +114,38 @@ final class SlowTask: JobTask, @unchecked Sendable {
     }
 }
 
+/// Waits for the latch (`running` says it got there), then reads the store, as an import's
+/// upsert reads its keys: what it meets there (the database gone) is its attempt's outcome. With
+/// `fails`, it then fails for good, for a reason of its own.
+final class WaitThenReadTask: JobTask, @unchecked Sendable {
+    struct Parameters: Decodable, Sendable {
+        var fails: Bool?
+    }
+
+    let parameters: Parameters
+    let latch: Latch
+    let running: Latch
+
+    init(request: JobRequest, parameters: Parameters, latch: Latch, running: Latch) {
+        self.parameters = parameters
+        self.latch = latch
+        self.running = running
+        super.init(request: request)
+    }
+
+    override func run(in context: ManagedObjectContext) throws -> JobOutcome {
+        running.open()
+        while !latch.wait(timeout: 0.005) {
+            try checkCancellation()
+        }
+        if parameters.fails == true {
+            throw JobError(.jobFailed, "the input is not what it should be", isRetryable: false)
+        }
+        let rows = try context.count(for: FetchRequest<TestRow>())
+        return JobOutcome(summary: "read \(rows) rows", counts: ["rows": rows])
+    }
+}
+
 /// Saves a chunk of `count` rows into the main context, as a chunked import does, then waits
 /// for the latch (`running` says it got there) and returns.
 final class SaveThenWaitTask: JobTask, @unchecked Sendable {
@@ -326,6 +358,9 @@ func testRegistry(
     }
     registry.register("save-then-wait", parameters: SaveThenWaitTask.Parameters.self) { request, parameters in
         SaveThenWaitTask(request: request, parameters: parameters, latch: latch, running: running)
+    }
+    registry.register("wait-then-read", parameters: WaitThenReadTask.Parameters.self) { request, parameters in
+        WaitThenReadTask(request: request, parameters: parameters, latch: latch, running: running)
     }
     registry.register("save-then-fail", parameters: SaveThenFailTask.Parameters.self) { request, parameters in
         SaveThenFailTask(request: request, parameters: parameters)
