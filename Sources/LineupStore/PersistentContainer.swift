@@ -147,6 +147,30 @@ public final class PersistentContainer: Sendable {
             mainContextDuration: handedOver - started, messagesWritten: messages)
     }
 
+    /// After a flush whose write to the store met a conflict that the merge policies of the
+    /// changes do not settle (`.error`), which every later flush would meet again: drops every
+    /// change that the writer and the main context hold unwritten, as their `rollback()` does,
+    /// and returns the rows dropped. nil, and nothing dropped, when the writer holds nothing
+    /// unwritten: the flush failed before its write, as the main context's changes met the
+    /// writer's, and the main context keeps them. The task contexts keep what they have not saved.
+    @discardableResult
+    package func discardUnwritableChanges() -> Int? {
+        isFlushing.withLock(when: { !$0 }) { $0 = true }
+        defer { isFlushing.withLock { $0 = false } }
+        let written = writerContext.performAndWait { () -> Int? in
+            let count = writerContext.pendingChanges().count
+            guard count > 0 || !writerContext.outbox.isEmpty else { return nil }
+            writerContext.rollback()
+            return count
+        }
+        guard let written else { return nil }
+        let held = mainContext.performAndWait {
+            defer { mainContext.rollback() }
+            return mainContext.pendingChanges().count
+        }
+        return written + held
+    }
+
     /// After a flush that threw, its caller learned (from what the flush's own statements
     /// wrote) that the flush's transaction committed all the same: the connection was lost
     /// during or right after its COMMIT, as a database server's restart or failover may do. The

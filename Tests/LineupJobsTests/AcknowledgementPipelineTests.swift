@@ -46,6 +46,27 @@ import Testing
         #expect(pipeline.stalledSince == nil)
     }
 
+    /// A flush whose unwritten changes were discarded (a conflict no policy settles) loses the
+    /// changes of its group's jobs and of those that finished since: they are handed back to run
+    /// again. Its jobs flushed before and only waiting to be filed were not lost, and wait still.
+    @Test func aDiscardedFlushHandsBackTheJobsWhoseChangesItLostAndKeepsThoseToFile() {
+        var pipeline = AcknowledgementPipeline<String>()
+        pipeline.finished("a")
+        pipeline.finished("b")
+        _ = pipeline.beginFlush()
+        _ = pipeline.flushCommitted(filingFailed: true, at: start, date) { $0 != "a" }
+        #expect(pipeline.awaitingFiling == ["a"])
+        pipeline.finished("c")
+        #expect(pipeline.beginFlush() == ["a", "c"])
+        pipeline.finished("d")
+        #expect(pipeline.flushDiscarded() == ["c", "d"])
+        #expect(pipeline.awaitingFiling == ["a"])
+        #expect(pipeline.awaitingFlush == [])
+        #expect(!pipeline.isCommitting)
+        #expect(pipeline.unacknowledgedCount == 1)
+        #expect(pipeline.beginFlush() == ["a"])
+    }
+
     @Test func jobsFlushedButNotFiledGoFirstInTheNextGroup() {
         var pipeline = AcknowledgementPipeline<String>()
         pipeline.finished("a")

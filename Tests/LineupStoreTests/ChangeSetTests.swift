@@ -20,7 +20,7 @@ import Testing
         if let index = entity.index(ofProperty: "location") { values[index] = .text(location) }
         if let index = entity.index(ofProperty: "stationID") { values[index] = .text(location) }
         return RowChange(
-            kind: kind, entity: entity, values: values, changedMask: .empty, baseValues: nil,
+            kind: kind, mergePolicy: nil, entity: entity, values: values, changedMask: .empty, baseValues: nil,
             baseStamp: kind == .insert ? 0 : 1, stamp: 2)
     }
 

@@ -13,7 +13,7 @@ import Testing
         var values = station.defaultValues
         values[station.index(ofProperty: "stationID")!] = stationID.map { .text($0) } ?? .null
         let id = ObjectID(storeIdentifier: UUID(), entityName: "Station", primaryKey: key)
-        return (id, RowChange(kind: kind, entity: station, values: values, changedMask: .empty, baseValues: nil, baseStamp: 0, stamp: 1))
+        return (id, RowChange(kind: kind, mergePolicy: nil, entity: station, values: values, changedMask: .empty, baseValues: nil, baseStamp: 0, stamp: 1))
     }
 
     private func holders(of stationID: StoreValue, in segment: ChangeSegment) -> [Int64] {

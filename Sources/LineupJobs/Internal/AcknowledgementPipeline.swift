@@ -5,8 +5,8 @@ import Foundation
 ///
 /// ```
 ///  finished ──► awaiting a flush ──beginFlush──► committing ──endFlush──► acknowledged
-///                  ▲      ▲                          │  │
-///                  │      └── the flush failed ◄─────┘  │
+///                  ▲      ▲                          │  │  │
+///                  │      └── the flush failed ◄─────┘  │  └──► discarded: run again
 ///                  └──── awaiting filing ◄──────────────┘ flushed, not filed in done/
 /// ```
 ///
@@ -18,8 +18,9 @@ struct AcknowledgementPipeline<Job> {
     private(set) var awaitingFlush: [Job] = []
     /// Jobs flushed whose files could not be filed in `done/` yet: the next group takes them first.
     private(set) var awaitingFiling: [Job] = []
-    /// The groups handed to the committer whose outcome has not come back, oldest first.
-    private var committing: [[Job]] = []
+    /// The groups handed to the committer whose outcome has not come back, oldest first, each
+    /// with how many of its first jobs were flushed before and only wait to be filed.
+    private var committing: [(jobs: [Job], flushedBefore: Int)] = []
     /// Flushes that failed since the last one that committed.
     private(set) var consecutiveFlushFailures = 0
     /// Since when no finished job could be acknowledged (flushes failed, or filing what they
@@ -40,7 +41,7 @@ struct AcknowledgementPipeline<Job> {
     /// Finished jobs not acknowledged yet: waiting for a flush, being committed, or flushed and
     /// waiting to be filed.
     var unacknowledgedCount: Int {
-        awaitingFlush.count + committing.reduce(0) { $0 + $1.count } + awaitingFiling.count
+        awaitingFlush.count + committing.reduce(0) { $0 + $1.jobs.count } + awaitingFiling.count
     }
 
     /// A job finished: its changes are in the main context, the next flush carries them.
@@ -52,9 +53,9 @@ struct AcknowledgementPipeline<Job> {
     /// job that finished since the last group.
     mutating func beginFlush() -> [Job] {
         let group = awaitingFiling + awaitingFlush
+        committing.append((group, awaitingFiling.count))
         awaitingFiling.removeAll()
         awaitingFlush.removeAll()
-        committing.append(group)
         return group
     }
 
@@ -62,11 +63,25 @@ struct AcknowledgementPipeline<Job> {
     /// meanwhile, in the order they finished, and acknowledging is stalled.
     mutating func flushFailed(at now: ContinuousClock.Instant, _ date: Date) -> [Job] {
         precondition(!committing.isEmpty, "a flush ended that was never begun")
-        let group = committing.removeFirst()
+        let group = committing.removeFirst().jobs
         awaitingFlush = group + awaitingFlush
         consecutiveFlushFailures += 1
         stalledSince = stalledSince ?? (now, date)
         return group
+    }
+
+    /// The oldest group's flush failed, and what the stack held unwritten was discarded (its
+    /// write met rows that no merge policy could settle): the changes of the group's jobs are
+    /// gone, and so are those of every job that finished since. Takes those jobs, to run again;
+    /// the group's jobs that had been flushed before and only waited to be filed go back to wait.
+    /// Acknowledging is not stalled: the next flush has nothing in its way.
+    mutating func flushDiscarded() -> [Job] {
+        precondition(!committing.isEmpty, "a flush ended that was never begun")
+        let (group, flushedBefore) = committing.removeFirst()
+        awaitingFiling = Array(group.prefix(flushedBefore)) + awaitingFiling
+        let lost = Array(group.dropFirst(flushedBefore)) + awaitingFlush
+        awaitingFlush.removeAll()
+        return lost
     }
 
     /// The oldest group's flush committed: the jobs `isFiled` says were filed are acknowledged;
@@ -76,7 +91,7 @@ struct AcknowledgementPipeline<Job> {
         filingFailed: Bool, at now: ContinuousClock.Instant, _ date: Date, isFiled: (Job) -> Bool
     ) -> Settlement {
         precondition(!committing.isEmpty, "a flush ended that was never begun")
-        let group = committing.removeFirst()
+        let group = committing.removeFirst().jobs
         consecutiveFlushFailures = 0
         var acknowledged: [Job] = []
         for job in group {

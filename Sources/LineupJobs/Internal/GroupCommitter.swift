@@ -40,9 +40,25 @@ final class GroupCommitter<Storage: JobStorage>: Sendable {
     ///
     /// Every job handed over must have saved into the main context before this call: the flush
     /// starts after it, so it carries their changes.
+    ///
+    /// A flush that meets rows another writer of the store wrote since, in a way that no merge
+    /// policy settles (the saving contexts' policy is `.error`), can never be written as it is,
+    /// and every later flush would carry it again: what the stack holds unwritten is discarded,
+    /// and the outcome says so (the runner runs those jobs again, which read the other writer's
+    /// rows). A conflict met before the write (the main context's changes against the writer's,
+    /// which only code that saves the writer itself makes) fails the flush as any failure does.
     func commit(_ jobs: [FinishedJob<Storage.Held>], logger: Logger, completion: @escaping @Sendable (CommitOutcome) -> Void) {
         queue.async {
-            completion(self.jobs.commit(jobs, flushing: self.container, logger: logger))
+            var outcome = self.jobs.commit(jobs, flushing: self.container, logger: logger)
+            if case let .failure(error as StoreError) = outcome.flush, error.code == .mergeConflict,
+                let discarded = self.container.discardUnwritableChanges()
+            {
+                outcome.discardedUnwritten = true
+                logger.warning(
+                    "a flush met rows that another writer of the store wrote since, which no merge policy settles; what it carried is discarded, and its jobs run again",
+                    metadata: ["store": "\(self.container.storeLocation)", "rows": "\(discarded)", "error": "\(error)"])
+            }
+            completion(outcome)
         }
     }
 }

@@ -40,6 +40,9 @@ final class JobRecord<Held: HeldJob> {
     /// Row changes that failed attempts had saved into the main context (see
     /// ``JobTask/keptRowChanges``), summed over the attempts of this claim.
     var keptRowChanges = 0
+    /// Why the rows that the attempt under way saved into the main context were discarded (a
+    /// flush met rows that no merge policy settles): even if it succeeds, it runs again.
+    var discardedRows: (any Error)?
 
     init(claimed: Held, file: JobFile?, policy: RetryPolicy) {
         self.claimed = claimed

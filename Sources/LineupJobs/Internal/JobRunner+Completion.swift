@@ -34,7 +34,12 @@ extension JobRunner {
         guard let record = live[claim], record.task === task else { return }
         queuedTaskCount -= 1
         record.startedAt = task.startedAt
+        let discardedRows = record.discardedRows
+        record.discardedRows = nil
         switch task.finalResult {
+        case .succeeded where discardedRows != nil:
+            // What it saved before the discard is gone: the job runs again.
+            handleFailure(record, discardedRows!)
         case let .succeeded(outcome):
             guard let finished else { preconditionFailure("a successful task reached the coordinator without its report") }
             record.state = .awaitingFlush(finished)

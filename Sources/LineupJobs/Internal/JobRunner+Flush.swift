@@ -58,6 +58,10 @@ extension JobRunner {
         assertOnCoordinator()
         let report: FlushReport
         switch outcome.flush {
+        case let .failure(error) where outcome.discardedUnwritten:
+            flushDiscarded(reason, error, after: .now - startedAt)
+            completion?(.failure(error))
+            return
         case let .failure(error):
             flushFailed(reason, error, after: .now - startedAt)
             completion?(.failure(error))
@@ -124,6 +128,28 @@ extension JobRunner {
         events.emit(.flushFailed(reason: reason, error: "\(error)"))
         reportStalledAcknowledgements("flush failed (\(failures) in a row): \(error)")
         writeStatus()
+    }
+
+    /// The oldest group's flush met rows that another writer of the store wrote since, which no
+    /// merge policy settles, and what the stack held unwritten was discarded (``GroupCommitter``):
+    /// every job whose changes it held runs again, reading the other writer's rows. Those are the
+    /// group's, the jobs that finished since, and the attempts under way, which may have saved
+    /// chunks. The daemon goes on.
+    private func flushDiscarded(_ reason: FlushSummary.Reason, _ error: any Error, after duration: Duration) {
+        let lost = acknowledgements.flushDiscarded()
+        noteFlush(FlushSummary(reason: reason, failedWith: "\(error)", duration: duration))
+        logger.error(
+            "flush failed on rows that another writer of the store wrote since; its jobs run again",
+            metadata: ["reason": "\(reason)", "jobs": "\(lost.count)", "error": "\(error)"])
+        events.emit(.flushFailed(reason: reason, error: "\(error)"))
+        for record in lost where record.hasFinishedRunning {
+            handleFailure(record, error)
+        }
+        for record in live.values where record.runningTask != nil {
+            record.discardedRows = error
+        }
+        writeStatus()
+        claimWhileRoom()
     }
 
     /// The flush's span, once it has ended (see ``JobTracing/recordFlush(_:start:rowsWritten:rowsFromMain:acknowledged:)``).

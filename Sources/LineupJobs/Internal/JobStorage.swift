@@ -130,6 +130,10 @@ package struct CommitOutcome: Sendable {
     let filed: Set<String>
     /// Why a job of the group could not be acknowledged, if one could not.
     var filingError: (any Error)? = nil
+    /// Whether the flush failed on a conflict that no merge policy settled, and what the stack
+    /// held unwritten was discarded (see ``GroupCommitter``): the jobs whose changes it held run
+    /// again.
+    var discardedUnwritten = false
 
     package init(flush: Result<FlushReport, any Error>, filed: Set<String>, filingError: (any Error)? = nil) {
         self.flush = flush

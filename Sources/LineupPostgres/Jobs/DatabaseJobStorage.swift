@@ -655,14 +655,9 @@ final class DatabaseJobStorage: SharedJobQueue {
                         .leaseLost, path: location,
                         "a flush found jobs of its own taken back by other daemons; it was rolled back with their rows"))
             case .mergeConflict:
+                // The conflict rolled the transaction back: nothing of it committed. What the
+                // flush carried is discarded and its jobs run again (see `GroupCommitter`).
                 unansweredAcknowledgement.withLock { $0 = nil }
-                // The main context holds the conflicting rows and would offer them to every
-                // later flush: only giving the jobs back, unwritten, ends it.
-                mustStop(
-                    DaemonError(
-                        .conflictWithAnotherDaemon, path: location,
-                        "a flush met rows that another daemon wrote since; its jobs go back to the queue and run again",
-                        underlying: error))
             default:
                 break
             }

@@ -1,6 +1,7 @@
 /// The one mechanism that both a parent context and the store use to accept a child's changes:
-/// find version conflicts against the parent's current rows, throw them under `.error`, resolve
-/// them under the other policies.
+/// find version conflicts against the parent's current rows, and settle each by the merge policy
+/// that the context which made the change set (``RowChange/mergePolicy``), else by the pushing
+/// context's (`policy`): those under `.error` are thrown, the others resolved.
 struct ConflictResolution {
     /// The changes to apply: the pushed ones, each conflict replaced by its resolution or left out.
     private(set) var toApply: ChangeSegment
@@ -10,13 +11,13 @@ struct ConflictResolution {
 
     /// `current` gives the parent's row for an updated or deleted ID (nil when it is gone).
     init(
-        _ changes: ChangeSegment, current: [ObjectID: RowSnapshot], policy: MergePolicy,
-        nextStamp: () -> Int64
+        _ changes: ChangeSegment, current: [ObjectID: RowSnapshot], policy: MergePolicy, nextStamp: () -> Int64
     ) throws {
         toApply = changes
         // Inserts have no earlier version to conflict with.
         guard !changes.insertsOnly else { return }
         var conflicts: [MergeConflict] = []
+        var unresolvable: [MergeConflict] = []
         var conflicting: [ObjectID: RowSnapshot?] = [:]
         for entry in changes.rows where entry.change.kind != .insert {
             let (id, change) = (entry.id, entry.change)
@@ -24,17 +25,18 @@ struct ConflictResolution {
             if let row, row.stamp == change.baseStamp { continue }
             let reason: MergeConflict.Reason =
                 row.map { .newerVersion(expected: change.baseStamp, found: $0.stamp) } ?? .rowDeleted
-            conflicts.append(
-                MergeConflict(
-                    objectID: id, reason: reason,
-                    changedProperties: change.changedMask.indexes.map { change.entity.properties[$0].name }))
+            let conflict = MergeConflict(
+                objectID: id, reason: reason,
+                changedProperties: change.changedMask.indexes.map { change.entity.properties[$0].name })
+            conflicts.append(conflict)
+            if (change.mergePolicy ?? policy) == .error { unresolvable.append(conflict) }
             conflicting[id] = .some(row)
         }
         guard !conflicts.isEmpty else { return }
-        if policy == .error {
+        if !unresolvable.isEmpty {
             throw StoreError(
-                .mergeConflict, "\(conflicts.count) conflicting object(s)",
-                conflicts: conflicts.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey })
+                .mergeConflict, "\(unresolvable.count) conflicting object(s)",
+                conflicts: unresolvable.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey })
         }
         var resolved = ChangeSegment.Builder(capacity: changes.count)
         for entry in changes.rows {
@@ -44,7 +46,7 @@ struct ConflictResolution {
                 resolved.append(change, for: id)
                 continue
             }
-            if var resolution = policy.resolve(change, current: row) {
+            if var resolution = (change.mergePolicy ?? policy).resolve(change, current: row) {
                 if resolution.values != change.values {
                     resolution.stamp = nextStamp()
                     exceptions[id] = .stored(RowSnapshot(values: resolution.values, stamp: resolution.stamp))

@@ -337,16 +337,17 @@ extension ManagedObjectContext {
     func pendingChanges() -> ChangeSet {
         var changes = childChanges
         guard !changedObjects.isEmpty else { return changes }
+        let policy = ownMergePolicy
         var inserts = ChangeSegment.Builder(capacity: insertedInOrder.count)
         for object in insertedInOrder {
-            guard case .inserted = object.state, let change = object.pendingChange() else { continue }
+            guard case .inserted = object.state, let change = object.pendingChange(mergePolicy: policy) else { continue }
             inserts.append(change, for: object.objectID)
         }
         var others = ChangeSegment.Builder()
         if inserts.count < changedObjects.count {
             for (id, object) in changedObjects {
                 if case .inserted = object.state { continue }
-                if let change = object.pendingChange() { others.append(change, for: id) }
+                if let change = object.pendingChange(mergePolicy: policy) { others.append(change, for: id) }
             }
         }
         changes.prepend(others.build())
@@ -356,20 +357,22 @@ extension ManagedObjectContext {
 }
 
 extension ManagedObject {
-    /// The change this object carries, to push to the parent.
-    func pendingChange() -> RowChange? {
+    /// The change this object carries, to push to the parent; its conflicts are settled by
+    /// `mergePolicy`, the one its context set, or else by the pushing context's. A change only
+    /// read (by a fetch, by a uniqueness check) is never settled, and takes none.
+    func pendingChange(mergePolicy: MergePolicy? = nil) -> RowChange? {
         switch state {
         case .inserted:
             return RowChange(
-                kind: .insert, entity: entity, values: values, changedMask: .empty, baseValues: nil, baseStamp: 0,
+                kind: .insert, mergePolicy: mergePolicy, entity: entity, values: values, changedMask: .empty, baseValues: nil, baseStamp: 0,
                 stamp: stamp)
         case .clean where !changedMask.isEmpty:
             return RowChange(
-                kind: .update, entity: entity, values: values, changedMask: changedMask,
+                kind: .update, mergePolicy: mergePolicy, entity: entity, values: values, changedMask: changedMask,
                 baseValues: committedValuesStorage, baseStamp: baseStamp, stamp: stamp)
         case .deleted(.pending):
             return RowChange(
-                kind: .delete, entity: entity, values: values, changedMask: .empty, baseValues: nil,
+                kind: .delete, mergePolicy: mergePolicy, entity: entity, values: values, changedMask: .empty, baseValues: nil,
                 baseStamp: baseStamp, stamp: stamp)
         default:
             return nil

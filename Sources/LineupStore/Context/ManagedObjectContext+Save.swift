@@ -155,7 +155,8 @@ extension ManagedObjectContext {
     /// The writer's write: `changes` and `statements` in one transaction of the store, the write
     /// gate held meanwhile.
     @discardableResult
-    func writeToStore(_ changes: ChangeSet, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
+    func writeToStore(_ pushed: ChangeSet, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
+        let changes = mergedInserts.isEmpty ? pushed : UniquenessResolution.redirecting(pushed, to: mergedInserts) ?? pushed
         do {
             writeGate.beginWrite()
             defer { writeGate.endWrite() }
@@ -163,13 +164,22 @@ extension ManagedObjectContext {
         } catch let error as StoreError where store.isUniqueKeyViolation(error) {
             // The writer leaves the check against the disk to the store's unique indexes (see
             // `accept`); the transaction was rolled back. Name the rows as any check would, or
-            // settle them by the writer's policy and write again (another writer of the database
-            // may have taken a key since: that is settled in turn).
+            // settle them by their policies (else the writer's) and write again (another writer of the database may
+            // have taken a key since: that is settled in turn).
             let resolution = try UniquenessResolution(
                 changes, policy: mergePolicy, check: UniquenessCheck(context: self, includesStore: true, changesArePending: true),
                 currentRow: currentRow, nextStamp: store.nextStamp)
             guard resolution.settledAny else { throw error }
             var exceptions = try writeToStore(resolution.changes, attaching: statements)
+            // Written: the merged inserts are gone for good, and their rows are the holders.
+            // Only a row that a to-one relationship can point at needs remembering.
+            if !resolution.mergedInto.isEmpty {
+                let pointedAt = Set(
+                    store.model.entities.flatMap { $0.relationships.filter { $0.kind == .toOne }.map(\.destinationEntityName) })
+                for (key, holder) in resolution.mergedInto where pointedAt.contains(holder.entityName) {
+                    mergedInserts[key] = holder
+                }
+            }
             // The store's word on a row it wrote is the later one; the rows dropped it never saw.
             exceptions.merge(resolution.exceptions) { written, _ in written }
             return exceptions
@@ -347,7 +357,8 @@ extension ManagedObjectContext {
         // transaction that the store's unique indexes check anyway, and the rows that jobs save
         // were checked against the disk on their way into the main context. A duplicate that
         // reaches the writer meets the store's unique index at the flush, which settles it by the
-        // writer's policy (see `writeToStore`). Conflicts are settled by the saver's policy.
+        // policy of the context that made it, else the writer's (see `writeToStore`). Conflicts
+        // are settled by the policy each change carries, else by the saver's.
         if incoming.hasUniquenessConstraints {
             let resolution = try UniquenessResolution(
                 incoming, policy: policy, check: UniquenessCheck(context: self, includesStore: ancestors.count > 0),

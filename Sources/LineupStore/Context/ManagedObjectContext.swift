@@ -86,6 +86,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// parent so far. Read it on the context's queue. A job runner reports it when a job that
     /// saved in chunks fails: those chunks are in the parent, and may reach the disk.
     public internal(set) var savedRowChangeCount = 0
+    /// The writer's: inserts that the store's unique indexes had it merge into a row another
+    /// writer of the database stored first, by primary key, with that row (see `writeToStore`).
+    /// Until the write that merged one, its insert was pending here, where every context's fetch
+    /// could find it: a later save may point at it, and is pointed at the row instead.
+    var mergedInserts: [Int64: ObjectID] = [:]
     /// Primary keys handed out to this context's inserts.
     var reservedKeys: Range<Int64> = 0..<0
     var performDepth = 0
@@ -175,6 +180,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // MARK: Settings
 
     /// The policy this context's saves use; inherited from the parent unless set.
+    /// The policy set on this context itself, nil when it inherits its parent's: what its
+    /// changes carry up the stack (``RowChange/mergePolicy``).
+    var ownMergePolicy: MergePolicy? {
+        settings.withLock { $0.mergePolicy }
+    }
+
     public var mergePolicy: MergePolicy {
         get {
             if let own = settings.withLock({ $0.mergePolicy }) { return own }

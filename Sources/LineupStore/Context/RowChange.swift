@@ -8,6 +8,13 @@ package struct RowChange: Sendable {
     }
 
     var kind: Kind
+    /// How a conflict of this change is settled, wherever it meets one (a parent context, the
+    /// store): the merge policy that the context which made it set for itself, which travels
+    /// with it up the stack, so that a task's policy settles its rows' conflicts at the store as
+    /// Core Data's saving context's does; nil when that context set none (it inherits its
+    /// parent's), and then the policy of the context that pushes it decides, at each level. Next
+    /// to `kind`, in the padding before `entity`: it costs a row no memory.
+    var mergePolicy: MergePolicy?
     /// Not retained: entity descriptions live as long as the process (see `EntityCache`), and a
     /// retain and release of one shared object for every row, on the importing thread and on the
     /// writer at once, makes both wait for the same cache line.

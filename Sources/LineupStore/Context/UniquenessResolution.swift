@@ -1,4 +1,5 @@
-/// Settles the uniqueness conflicts of a save by its merge policy, as Core Data's
+/// Settles the uniqueness conflicts of a save, each by the merge policy that the context which
+/// made the claimant's change set (``RowChange/mergePolicy``), else by the saver's, as Core Data's
 /// `NSMergePolicy.resolve(constraintConflicts:)` does, wherever a save is checked: a context
 /// accepting a child's save, and the writer's transaction that the store's unique indexes refuse.
 ///
@@ -12,7 +13,7 @@
 /// - An updated claimant (an existing row given a key that another row holds) cannot become the
 ///   holder without one of the two rows being lost: under every policy but `.error` its change
 ///   is dropped, and it keeps the row it had.
-/// - Under `.error`, nothing is settled: the save throws the conflicts.
+/// - A claimant under `.error`: nothing is settled, the save throws the conflicts.
 ///
 /// Nothing is done, and nothing is copied, when there is no conflict: the common save pays for
 /// the check alone, as before.
@@ -23,6 +24,8 @@ struct UniquenessResolution {
     private(set) var exceptions: [ObjectID: AcceptedChange] = [:]
     /// Whether there was anything to settle (else `changes` are the incoming ones, untouched).
     private(set) var settledAny = false
+    /// The inserts dropped, by primary key, and the rows each was merged into.
+    private(set) var mergedInto: [Int64: ObjectID] = [:]
 
     /// - Parameters:
     ///   - currentRow: the row of an ID as the level that checks sees it, without the incoming
@@ -34,15 +37,15 @@ struct UniquenessResolution {
         changes = incoming
         var conflicts = try check.conflicts(in: incoming)
         guard !conflicts.isEmpty else { return }
-        guard policy != .error else { throw Self.error(conflicts) }
-        settledAny = true
-
         // The newest change of each ID (an ID is in one segment, but the check says the same).
         var rows: [ObjectID: RowChange] = [:]
         for (id, change) in incoming where rows[id] == nil { rows[id] = change }
+        guard !conflicts.contains(where: { (rows[$0.objectID]?.mergePolicy ?? policy) == .error }) else {
+            throw Self.error(conflicts)
+        }
+        settledAny = true
+
         let pushed = Set(rows.keys)
-        // Dropped inserts, by primary key, and the row each was merged into.
-        var mergedInto: [Int64: ObjectID] = [:]
         var changed = Set<ObjectID>()
         while !conflicts.isEmpty {
             let claimants = Set(conflicts.map(\.objectID))
@@ -64,7 +67,7 @@ struct UniquenessResolution {
                         current = try currentRow(holder, claim.entity)
                     }
                     guard let current else { throw Self.error(conflicts) }
-                    if let update = Self.merge(claim, into: rows[holder], current: current, policy: policy) {
+                    if let update = Self.merge(claim, into: rows[holder], current: current, policy: claim.mergePolicy ?? policy) {
                         rows[holder] = update
                         changed.insert(holder)
                     }
@@ -114,8 +117,8 @@ struct UniquenessResolution {
         return builder.build()
     }
 
-    /// The holder's change once `claim`, an insert with its key, is merged into it; nil when the
-    /// holder keeps its row. `incoming` is the holder's own incoming change, if any.
+    /// The holder's change once `claim`, an insert with its key, is merged into it by `policy`;
+    /// nil when the holder keeps its row. `incoming` is the holder's own incoming change, if any.
     private static func merge(
         _ claim: RowChange, into incoming: RowChange?, current: RowSnapshot, policy: MergePolicy
     ) -> RowChange? {
@@ -144,8 +147,21 @@ struct UniquenessResolution {
             return change
         }
         return RowChange(
-            kind: .update, entity: entity, values: values, changedMask: mask, baseValues: current.values,
+            kind: .update, mergePolicy: claim.mergePolicy, entity: entity, values: values, changedMask: mask, baseValues: current.values,
             baseStamp: current.stamp, stamp: current.stamp)
+    }
+
+    /// `changes` with their to-one keys that point at merged inserts pointing at the rows they were
+    /// merged into (`mergedInto`, by the inserts' primary keys); nil when none points at one.
+    static func redirecting(_ changes: ChangeSet, to mergedInto: [Int64: ObjectID]) -> ChangeSet? {
+        var redirected: [ObjectID: RowChange] = [:]
+        for (id, change) in changes where redirected[id] == nil {
+            if let change = redirecting(change, mergedInto) { redirected[id] = change }
+        }
+        guard !redirected.isEmpty else { return nil }
+        var rows: [ObjectID: RowChange] = [:]
+        for (id, change) in changes where rows[id] == nil { rows[id] = redirected[id] ?? change }
+        return ChangeSet([segment(rows)])
     }
 
     /// `change` with its to-one keys that point at merged inserts pointing at the rows they were

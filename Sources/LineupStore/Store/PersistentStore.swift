@@ -8,8 +8,9 @@ package import Foundation
 ///
 /// A store keeps these promises, which the contexts build on:
 /// - **One change set, one transaction.** ``save(_:policy:attaching:)`` checks the version of
-///   every updated and deleted row against the database, settles conflicts by the merge policy
-///   (see `ConflictResolution`), writes the rows, then runs the attached statements, and commits
+///   every updated and deleted row against the database, settles each conflict by the merge
+///   policy that the context which made the change set, else by `policy` (the writer's; see
+///   `ConflictResolution`), writes the rows, then runs the attached statements, and commits
 ///   all of it or nothing.
 /// - **Unique keys and versions.** ``reservePrimaryKeys()`` and ``nextStamp()`` never hand out a
 ///   value twice, across restarts, and across every process that writes the same database.

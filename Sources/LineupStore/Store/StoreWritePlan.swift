@@ -33,7 +33,8 @@ package struct StoreWritePlan {
     }
 
     /// Settles the conflicts between the changes and `current`, the stored rows of `rowsToCheck`
-    /// (a missing one was deleted), by `policy`.
+    /// (a missing one was deleted), each by the policy that the context which made it set, else
+    /// by `policy`, the writer's.
     package mutating func resolve(current: [ObjectID: RowSnapshot], policy: MergePolicy, nextStamp: () -> Int64) throws {
         guard !checked.insertsOnly else { return }
         let resolution = try ConflictResolution(checked, current: current, policy: policy, nextStamp: nextStamp)
