@@ -31,7 +31,7 @@ struct LineupDaemonCommand: AsyncParsableCommand {
             invalid configuration file (EX_CONFIG); 70 jobs ignored cancellation at shutdown and were left in active/ \
             (EX_SOFTWARE); 74 the store or spool cannot be used, or flushes kept failing \
             (EX_IOERR); 75 another process owns the spool or the store, or with --database this daemon's \
-            lease ran out or another daemon wrote the rows its jobs wrote (EX_TEMPFAIL: start it again); 69 the HTTP \
+            lease ran out (EX_TEMPFAIL: start it again); 69 the HTTP \
             endpoint (--http-address) cannot serve, e.g. its port is taken (EX_UNAVAILABLE).
             """)
 

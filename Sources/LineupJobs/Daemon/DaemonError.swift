@@ -37,10 +37,9 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         /// database in time), so other daemons took its jobs back. It stops without writing what
         /// those jobs did, since the daemons that run them again write it.
         public static let leaseLost = Code(.leaseLost)
-        /// With jobs in a database: a flush met rows that another daemon wrote since this one's
-        /// jobs read them (the same natural key inserted by both, a row changed by both), and
-        /// its merge policy could not settle it. The daemon gives its jobs back unwritten and
-        /// stops; whichever daemon runs them again reads the other's rows.
+        /// No longer thrown: a flush that meets rows another daemon wrote since is settled at the
+        /// store by the changes' merge policies, or, under `.error`, fails and runs its jobs
+        /// again, and the daemon goes on. Kept so that code which names it still compiles.
         public static let conflictWithAnotherDaemon = Code(.conflictWithAnotherDaemon)
 
         /// The code in words, as it appears in ``DaemonError/description``: `"store unavailable"`.
