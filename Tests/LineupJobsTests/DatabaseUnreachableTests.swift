@@ -16,8 +16,14 @@ struct DatabaseUnreachableTests {
     /// A lease longer than the server is away, and ticks of 200 ms: the daemon keeps its lease,
     /// and its ticks are what settles.
     private func harness(_ server: PostgresTestServer, _ database: String, maxAttempts: Int = 3) throws -> DaemonHarness {
+        let (latch, running) = (Latch(), Latch())
+        var registry = testRegistry(latch: latch, running: running)
+        registry.register("wait-then-read", parameters: WaitThenReadTask.Parameters.self) { request, parameters in
+            WaitThenReadTask(request: request, parameters: parameters, latch: latch, running: running)
+        }
         // The whole backoff (no jitter): each retry waits half a second.
-        try DaemonHarness(hooks: JobDaemon.Hooks(randomJitter: { 1 })) { configuration in
+        return try DaemonHarness(latch: latch, running: running, hooks: JobDaemon.Hooks(randomJitter: { 1 }), registry: registry) {
+            configuration in
             configuration.databaseURL = URL(string: server.url(database: database))!
             configuration.lease = .seconds(30)
             configuration.rescanInterval = .milliseconds(200)

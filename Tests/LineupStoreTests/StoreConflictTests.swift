@@ -41,26 +41,42 @@ import Testing
             try task.save()
         }
 
-        let other = try place.open()
-        let otherTask = other.newTaskContext(name: "the other daemon's task")
-        try otherTask.performAndWait {
-            let entry = try otherTask.existingObject(with: id) as! Entry
+        try asAnotherWriter(of: place) { context in
+            let entry = try context.existingObject(with: id) as! Entry
             entry.location = "theirs"
             entry.rating = 2
-            try otherTask.save()
         }
-        try other.flush()
-        try other.close()
 
         var failure: (any Error)?
         do { try this.flush() } catch { failure = error }
-        let reader = try place.open()
-        defer { try? reader.close() }
-        let context = reader.newTaskContext(name: "reader")
-        return try context.performAndWait {
+        return try read(place) { context in
             let entry = try context.existingObject(with: id) as! Entry
             return Outcome(location: entry.location, rating: entry.rating, height: entry.height, error: failure)
         }
+    }
+
+    /// What another writer of the store does: with a stack of its own, `change` in a task
+    /// context, saved and flushed.
+    @discardableResult
+    private func asAnotherWriter<Result>(of place: TemporaryStoreURL, _ change: (ManagedObjectContext) throws -> Result) throws -> Result {
+        let other = try place.open()
+        defer { try? other.close() }
+        let task = other.newTaskContext(name: "the other writer's task")
+        let result = try task.performAndWait {
+            let result = try change(task)
+            try task.save()
+            return result
+        }
+        try other.flush()
+        return result
+    }
+
+    /// Reads the store with a stack of its own.
+    private func read<Result>(_ place: TemporaryStoreURL, _ body: (ManagedObjectContext) throws -> Result) throws -> Result {
+        let reader = try place.open()
+        defer { try? reader.close() }
+        let context = reader.newTaskContext(name: "reader")
+        return try context.performAndWait { try body(context) }
     }
 
     @Test(arguments: StoreKind.allCases) func errorFailsTheFlushListingTheObjectAndWritesNothingOfIt(_ store: StoreKind) throws {
@@ -118,21 +134,11 @@ import Testing
             station.name = "mine"
             try task.save()
         }
-        let other = try place.open()
-        let otherTask = other.newTaskContext(name: "the other daemon's task")
-        try otherTask.performAndWait {
-            Station(context: otherTask).stationID = "42002"
-            try otherTask.save()
-        }
-        try other.flush()
-        try other.close()
+        try asAnotherWriter(of: place) { context in Station(context: context).stationID = "42002" }
 
         try this.flush()
         #expect(try this.rowCount(of: "Station") == 1)
-        let reader = try place.open()
-        defer { try? reader.close() }
-        let context = reader.newTaskContext(name: "reader")
-        let names = try context.performAndWait { try context.fetch(FetchRequest<Station>()).map(\.name) }
+        let names = try read(place) { context in try context.fetch(FetchRequest<Station>()).map(\.name) }
         #expect(names == ["mine"])
     }
 
@@ -160,16 +166,11 @@ import Testing
             try #require(try second.fetch(FetchRequest<Station>(predicate: \.stationID == "42002")).first)
         }
 
-        let other = try place.open()
-        let otherTask = other.newTaskContext(name: "the other daemon's task")
-        let held = try otherTask.performAndWait {
-            let station = Station(context: otherTask)
+        let held = try asAnotherWriter(of: place) { context in
+            let station = Station(context: context)
             station.stationID = "42002"
-            try otherTask.save()
             return station.objectID
         }
-        try other.flush()
-        try other.close()
 
         // The flush's second step: the store's unique index has the insert merged into `held`.
         try this.flush()
@@ -181,14 +182,9 @@ import Testing
         }
         try this.flush()
 
-        let reader = try place.open()
-        defer { try? reader.close() }
-        let context = reader.newTaskContext(name: "reader")
-        let stations = try context.performAndWait {
-            try context.fetch(FetchRequest<Reading>()).map { $0.station?.objectID }
-        }
+        let stations = try read(place) { context in try context.fetch(FetchRequest<Reading>()).map { $0.station?.objectID } }
         #expect(stations == [held], "the reading points at the stored station")
-        #expect(try reader.rowCount(of: "Station") == 1)
+        #expect(try this.rowCount(of: "Station") == 1)
     }
 }
 

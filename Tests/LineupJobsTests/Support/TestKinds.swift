@@ -359,9 +359,6 @@ func testRegistry(
     registry.register("save-then-wait", parameters: SaveThenWaitTask.Parameters.self) { request, parameters in
         SaveThenWaitTask(request: request, parameters: parameters, latch: latch, running: running)
     }
-    registry.register("wait-then-read", parameters: WaitThenReadTask.Parameters.self) { request, parameters in
-        WaitThenReadTask(request: request, parameters: parameters, latch: latch, running: running)
-    }
     registry.register("save-then-fail", parameters: SaveThenFailTask.Parameters.self) { request, parameters in
         SaveThenFailTask(request: request, parameters: parameters)
     }
