@@ -142,6 +142,32 @@ extension DaemonTests {
             return (job, try TraceParent(headers["traceparent"] ?? "none"))
         }
 
+        /// The receiver decodes as the specification says, which is what makes the tests above
+        /// show that lineupd's spans reach a real collector: JSON with base64 ids (protobuf's JSON
+        /// mapping, what swift-otel 1.6.0 writes, and lineupd sent by default until it sent
+        /// protobuf) is refused as the OpenTelemetry Collector refuses it; with hex ids it is taken.
+        @Test("JSON with base64 ids is refused 400, as the Collector refuses it; hex ids are taken")
+        func theReceiverRefusesWhatACollectorRefuses() async throws {
+            let receiver = try await OTLPReceiver.start()
+            defer { Task { await receiver.stop() } }
+            let url = try #require(URL(string: receiver.endpoint + "/v1/traces"))
+            func body(traceID: String, spanID: String) -> Data {
+                Data(
+                    #"{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"run import-buoy","traceId":"\#(traceID)","spanId":"\#(spanID)"}]}]}]}"#
+                        .utf8)
+            }
+            let headers = ["Content-Type": "application/json"]
+            let base64 = try await HTTP.request(
+                url, method: "POST", headers: headers, body: body(traceID: "S/kvNXezTaajzpKdDg5HNg==", spanID: "APBnqgupArc="))
+            #expect(base64.status == 400)
+            #expect(base64.body.contains("invalid length for ID"), "\(base64.body)")
+            #expect(receiver.spans.isEmpty)
+            let hex = try await HTTP.request(
+                url, method: "POST", headers: headers, body: body(traceID: Self.incomingTraceID, spanID: "b7ad6b7169203331"))
+            #expect(hex.status == 200)
+            #expect(receiver.spans.map(\.traceID) == [Self.incomingTraceID])
+        }
+
         @Test("without --otel-endpoint nothing is exported, even with OTEL_EXPORTER_OTLP_ENDPOINT set")
         func offUnlessConfigured() async throws {
             let receiver = try await OTLPReceiver.start()

@@ -5,11 +5,15 @@ import Logging
 import NIOCore
 
 /// An OTLP/HTTP receiver on 127.0.0.1, on a port the system picks: it takes what an exporter
-/// POSTs to `/v1/traces` (JSON-encoded OTLP) and keeps the spans, for a test to read as a
-/// collector would show them.
+/// POSTs to `/v1/traces` and keeps the spans, for a test to read as a collector would show them.
+/// It decodes as the OTLP specification says, and as the OpenTelemetry Collector does:
+/// - protobuf (`application/x-protobuf`), by the OpenTelemetry project's own generated code
+///   (PyPI's `opentelemetry-proto`, which `.ci/run` installs), not by a decoder of ours;
+/// - JSON (`application/json`), whose trace and span ids must be hex: a request with ids in
+///   base64 (protobuf's JSON mapping) is answered 400, as the Collector answers it, and its
+///   spans are not kept.
 final class OTLPReceiver: Sendable {
-    /// A span as the receiver read it. Ids are lower-case hex whichever way the exporter wrote
-    /// them (the OTLP specification says hex; protobuf's JSON mapping gives base64).
+    /// A span as the receiver read it. Ids are lower-case hex.
     struct Span: Sendable, CustomStringConvertible {
         let name: String
         let traceID: String
@@ -47,8 +51,18 @@ final class OTLPReceiver: Sendable {
         let received = Locked<[Span]>([])
         let router = Router()
         router.post("/v1/traces") { request, _ -> Response in
-            let body = try await request.body.collect(upTo: 16 << 20)
-            let spans = try Self.spans(inJSON: Data(body.readableBytesView))
+            let body = Data(try await request.body.collect(upTo: 16 << 20).readableBytesView)
+            let spans: [Span]
+            do {
+                if request.headers[.contentType]?.hasPrefix("application/x-protobuf") == true {
+                    spans = try Self.spans(inProtobuf: body)
+                } else {
+                    spans = try Self.spans(inJSON: body)
+                }
+            } catch {
+                return Response(
+                    status: .badRequest, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "\(error)")))
+            }
             received.withLock { $0.append(contentsOf: spans) }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{}")))
         }
@@ -77,6 +91,50 @@ final class OTLPReceiver: Sendable {
         _ = await running.result
     }
 
+    /// The spans of an `ExportTraceServiceRequest` in protobuf, decoded by `opentelemetry-proto`
+    /// (in a `python3` of its own) into the JSON encoding, ids in hex.
+    static func spans(inProtobuf data: Data) throws -> [Span] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", protobufToJSON]
+        let (input, output, errors) = (Pipe(), Pipe(), Pipe())
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Written from a thread of its own: a large body would fill the pipe while the
+        // decoder's answer fills the other.
+        let writer = Thread {
+            input.fileHandleForWriting.write(data)
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let json = output.fileHandleForReading.readDataToEndOfFile()
+        let failure = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw HarnessError("opentelemetry-proto could not decode the request: \(String(decoding: failure, as: UTF8.self))")
+        }
+        return try spans(inJSON: json)
+    }
+
+    /// Decodes an `ExportTraceServiceRequest` from standard input with the OpenTelemetry
+    /// project's generated code, and writes its spans in OTLP's JSON encoding (ids in hex).
+    private static let protobufToJSON = """
+        import json, sys
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(sys.stdin.buffer.read())
+        def value(any):
+            kind = any.WhichOneof("value")
+            return {kind: str(getattr(any, kind))} if kind else {}
+        spans = [
+            {"name": s.name, "traceId": s.trace_id.hex(), "spanId": s.span_id.hex(), "parentSpanId": s.parent_span_id.hex(),
+             "attributes": [{"key": a.key, "value": value(a.value)} for a in s.attributes], "status": {"code": s.status.code}}
+            for r in request.resource_spans for scope in r.scope_spans for s in scope.spans]
+        json.dump({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}, sys.stdout)
+        """
+
     /// The spans of an `ExportTraceServiceRequest` in OTLP's JSON encoding.
     static func spans(inJSON data: Data) throws -> [Span] {
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -97,8 +155,8 @@ final class OTLPReceiver: Sendable {
                     spans.append(
                         Span(
                             name: span["name"] as? String ?? "",
-                            traceID: hex(span["traceId"], bytes: 16), spanID: hex(span["spanId"], bytes: 8),
-                            parentSpanID: hex(span["parentSpanId"], bytes: 8), attributes: attributes,
+                            traceID: try hex(span["traceId"], bytes: 16, "traceId"), spanID: try hex(span["spanId"], bytes: 8, "spanId"),
+                            parentSpanID: try hex(span["parentSpanId"], bytes: 8, "parentSpanId"), attributes: attributes,
                             statusCode: (status?["code"] as? NSNumber)?.intValue ?? 0))
                 }
             }
@@ -106,11 +164,13 @@ final class OTLPReceiver: Sendable {
         return spans
     }
 
-    /// An id as lower-case hex, from hex or from base64.
-    private static func hex(_ value: Any?, bytes: Int) -> String {
+    /// An id as lower-case hex; one that is not `bytes` bytes in hex (base64, protobuf's JSON
+    /// mapping) is refused with the Collector's words.
+    private static func hex(_ value: Any?, bytes: Int, _ field: String) throws -> String {
         guard let text = value as? String, !text.isEmpty else { return "" }
-        if text.count == 2 * bytes, text.allSatisfy(\.isHexDigit) { return text.lowercased() }
-        guard let data = Data(base64Encoded: text) else { return text }
-        return data.map { String(format: "%02x", $0) }.joined()
+        guard text.count == 2 * bytes, text.allSatisfy(\.isHexDigit) else {
+            throw HarnessError("readSpan.\(field): parse \(field): invalid length for ID (\(text))")
+        }
+        return text.lowercased()
     }
 }
