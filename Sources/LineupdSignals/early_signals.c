@@ -21,6 +21,7 @@
 // program and its libraries, before any code of the program runs.
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,14 +32,16 @@
 static const int earlySignals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2};
 enum { earlySignalCount = sizeof earlySignals / sizeof earlySignals[0] };
 
-/// Set by the handler, read and cleared by the replay. A `sig_atomic_t` is what a handler may
-/// write.
-static volatile sig_atomic_t noted[earlySignalCount];
+/// Set by the handler, on whichever thread the signal lands (the main thread, in dispatch_main's
+/// `sigsuspend`), and taken by the replay on another: atomics, which are lock-free here and so
+/// safe in a signal handler (a `volatile sig_atomic_t` is safe only within one thread).
+static atomic_bool noted[earlySignalCount];
+_Static_assert(ATOMIC_BOOL_LOCK_FREE == 2, "a signal handler may only use lock-free atomics");
 static bool installed = false;
 
 static void lineupd_note_signal(int signal) {
     for (int index = 0; index < earlySignalCount; index++) {
-        if (earlySignals[index] == signal) noted[index] = 1;
+        if (earlySignals[index] == signal) atomic_store(&noted[index], true);
     }
 }
 
@@ -69,8 +72,7 @@ int lineupd_replay_early_signals(void) {
     int sent = 0;
     // SIGUSR2 stays with the noting handler: nothing to replay it to.
     for (int index = 0; index < earlySignalCount; index++) {
-        if (earlySignals[index] == SIGUSR2 || !noted[index]) continue;
-        noted[index] = 0;
+        if (earlySignals[index] == SIGUSR2 || !atomic_exchange(&noted[index], false)) continue;
         if (kill(getpid(), earlySignals[index]) == 0) sent++;
     }
     return sent;
