@@ -36,11 +36,11 @@ extension JobRunner {
         record.startedAt = task.startedAt
         let discardedRows = record.discardedRows
         record.discardedRows = nil
-        switch task.finalResult {
-        case .succeeded where discardedRows != nil:
+        switch (task.finalResult, discardedRows) {
+        case let (.succeeded, discarded?):
             // What it saved before the discard is gone: the job runs again.
-            handleFailure(record, discardedRows!)
-        case let .succeeded(outcome):
+            handleFailure(record, discarded)
+        case let (.succeeded(outcome), nil):
             guard let finished else { preconditionFailure("a successful task reached the coordinator without its report") }
             record.state = .awaitingFlush(finished)
             acknowledgements.finished(record)
@@ -52,9 +52,9 @@ extension JobRunner {
                 scheduleEarlyFlush(.dependency)
             }
             flushIfGroupIsFull()
-        case .cancelled:
+        case (.cancelled, _):
             release(record)
-        case let .failed(error):
+        case let (.failed(error), _):
             record.keptRowChanges += task.keptRowChanges
             handleFailure(record, error)
         }
