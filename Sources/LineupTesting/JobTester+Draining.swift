@@ -26,12 +26,20 @@ extension JobTester {
             await daemon.claimAvailableJobs()
             let status = try await settle()
             _ = try await daemon.flush()
-            // After the flush: it may have moved jobs enqueued with the data into the spool.
+            // After the flush: it may have moved jobs enqueued with the data into the spool, and
+            // the runner, which claims again when a flush ends, may have taken them already.
             let queue = try spool.queueSummary(now: clock.now)
+            guard let after = await daemon.status() else {
+                throw JobTesterError("the tester's daemon stopped")
+            }
             let progress = Progress(
                 queuedInSpool: queue.count, waitingForRetry: status.waitingForRetry,
                 waitingForDependencies: status.waitingForDependencies, awaitingFlush: status.awaitingFlush)
-            if queue.oldestDueSince == nil || progress == previous {
+            // Read after the queue: a job that left `new/` in between is the runner's by now,
+            // running, or finished already and waiting for the next flush.
+            let runnerIsBusy = !after.running.isEmpty || after.queued > 0
+            let nothingLeft = queue.oldestDueSince == nil && !runnerIsBusy && after.awaitingFlush == 0
+            if nothingLeft || (!runnerIsBusy && progress == previous) {
                 break
             }
             previous = progress

@@ -141,6 +141,24 @@ import Testing
         }
     }
 
+    /// Issue 52: a follow-up enqueued with the task's data (`context.enqueue`) exists once the
+    /// save is on disk, and the drain runs it too, in the same drain; a retried attempt's follow-up
+    /// is enqueued by the attempt that succeeds, once.
+    @Test(arguments: [1, 2]) func jobsEnqueuedWithTheDataAreDrainedInTheSameDrain(succeedingAttempt: Int) async throws {
+        try await withJobTester(model: noteModel, registry: noteRegistry(client: { nil })) { tester in
+            try tester.client.enqueue(
+                "add-note", AddNote(text: "first", followUpWithTheData: "second", failsBeforeAttempt: succeedingAttempt))
+            var report = try await tester.drain()
+            if succeedingAttempt > 1 {
+                // The retry waits its backoff on the test's clock.
+                tester.advance(by: .seconds(3600))
+                report = try await tester.drain()
+            }
+            #expect(report.done.compactMap { $0.details["summary"]?.stringValue }.sorted() == ["noted first", "noted second"])
+            #expect(try notesOnDisk(tester) == 2)
+        }
+    }
+
     @Test func jobsThatJobsEnqueueAreDrainedInTheSameDrain() async throws {
         let spool = Locked<JobClient?>(nil)
         try await withJobTester(model: noteModel, registry: noteRegistry(client: { spool.withLock { $0 } })) { tester in

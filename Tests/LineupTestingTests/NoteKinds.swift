@@ -14,6 +14,11 @@ struct AddNote: Codable, Sendable {
     let text: String
     /// Enqueue a follow-up `add-note` with this text, through the spool client.
     var followUp: String? = nil
+    /// Enqueue a follow-up `add-note` with this text with the data (`context.enqueue`), as
+    /// "Enqueue With Your Data" teaches.
+    var followUpWithTheData: String? = nil
+    /// Fail the attempts before this one, retryably (after saving, and enqueueing with the data).
+    var failsBeforeAttempt: Int? = nil
 }
 
 /// Inserts a note; optionally enqueues a follow-up job.
@@ -31,6 +36,12 @@ final class AddNoteTask: JobTask, @unchecked Sendable {
         Note(context: context).text = parameters.text
         if let followUp = parameters.followUp, let client {
             try client.enqueue("add-note", AddNote(text: followUp))
+        }
+        if let followUp = parameters.followUpWithTheData {
+            try context.enqueue(JobFile(kind: "add-note", parameters: AddNote(text: followUp)))
+        }
+        if let attempt = parameters.failsBeforeAttempt, request.attempt < attempt {
+            throw FlakyTask.Failure()
         }
         return JobOutcome(summary: "noted \(parameters.text)", counts: ["notes": 1])
     }
