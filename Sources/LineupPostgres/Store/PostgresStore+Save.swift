@@ -3,8 +3,8 @@ import LineupStore
 
 extension PostgresStore {
     /// Writes a change set as one transaction: locks and checks every updated and deleted row's
-    /// version (each conflict resolved by its change's merge policy, else by `policy`), then deletes, updates and inserts (see ``StoreWritePlan``),
-    /// then runs the attached statements. All or nothing.
+    /// version (each conflict resolved by its change's merge policy, else by `policy`), then
+    /// deletes, updates and inserts (see ``StoreWritePlan``), then runs the attached statements. All or nothing.
     func save(_ changes: ChangeSet, policy: MergePolicy, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
         var plan = StoreWritePlan(changes)
         return try writer.transaction {

@@ -11,28 +11,30 @@ struct ConflictResolution {
 
     /// `current` gives the parent's row for an updated or deleted ID (nil when it is gone).
     init(
-        _ changes: ChangeSegment, current: [ObjectID: RowSnapshot], policy: MergePolicy, nextStamp: () -> Int64
+        _ changes: ChangeSegment, current: [ObjectID: RowSnapshot], policy: MergePolicy,
+        nextStamp: () -> Int64
     ) throws {
         toApply = changes
         // Inserts have no earlier version to conflict with.
         guard !changes.insertsOnly else { return }
-        var conflicts: [MergeConflict] = []
+        // The conflicts that a change's policy, `.error`, does not settle.
         var unresolvable: [MergeConflict] = []
         var conflicting: [ObjectID: RowSnapshot?] = [:]
         for entry in changes.rows where entry.change.kind != .insert {
             let (id, change) = (entry.id, entry.change)
             let row = current[id]
             if let row, row.stamp == change.baseStamp { continue }
-            let reason: MergeConflict.Reason =
-                row.map { .newerVersion(expected: change.baseStamp, found: $0.stamp) } ?? .rowDeleted
-            let conflict = MergeConflict(
-                objectID: id, reason: reason,
-                changedProperties: change.changedMask.indexes.map { change.entity.properties[$0].name })
-            conflicts.append(conflict)
-            if (change.mergePolicy ?? policy) == .error { unresolvable.append(conflict) }
+            if (change.mergePolicy ?? policy) == .error {
+                let reason: MergeConflict.Reason =
+                    row.map { .newerVersion(expected: change.baseStamp, found: $0.stamp) } ?? .rowDeleted
+                unresolvable.append(
+                    MergeConflict(
+                        objectID: id, reason: reason,
+                        changedProperties: change.changedMask.indexes.map { change.entity.properties[$0].name }))
+            }
             conflicting[id] = .some(row)
         }
-        guard !conflicts.isEmpty else { return }
+        guard !conflicting.isEmpty else { return }
         if !unresolvable.isEmpty {
             throw StoreError(
                 .mergeConflict, "\(unresolvable.count) conflicting object(s)",

@@ -364,8 +364,8 @@ extension ManagedObject {
         switch state {
         case .inserted:
             return RowChange(
-                kind: .insert, mergePolicy: mergePolicy, entity: entity, values: values, changedMask: .empty, baseValues: nil, baseStamp: 0,
-                stamp: stamp)
+                kind: .insert, mergePolicy: mergePolicy, entity: entity, values: values, changedMask: .empty,
+                baseValues: nil, baseStamp: 0, stamp: stamp)
         case .clean where !changedMask.isEmpty:
             return RowChange(
                 kind: .update, mergePolicy: mergePolicy, entity: entity, values: values, changedMask: changedMask,

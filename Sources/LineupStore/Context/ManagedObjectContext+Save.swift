@@ -164,8 +164,8 @@ extension ManagedObjectContext {
         } catch let error as StoreError where store.isUniqueKeyViolation(error) {
             // The writer leaves the check against the disk to the store's unique indexes (see
             // `accept`); the transaction was rolled back. Name the rows as any check would, or
-            // settle them by their policies (else the writer's) and write again (another writer of the database may
-            // have taken a key since: that is settled in turn).
+            // settle them by their policies (else the writer's) and write again (another writer of
+            // the database may have taken a key since: that is settled in turn).
             let resolution = try UniquenessResolution(
                 changes, policy: mergePolicy, check: UniquenessCheck(context: self, includesStore: true, changesArePending: true),
                 currentRow: currentRow, nextStamp: store.nextStamp)

@@ -179,18 +179,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Settings
 
-    /// The policy this context's saves use; inherited from the parent unless set.
     /// The policy set on this context itself, nil when it inherits its parent's: what its
     /// changes carry up the stack (``RowChange/mergePolicy``).
     var ownMergePolicy: MergePolicy? {
         settings.withLock { $0.mergePolicy }
     }
 
+    /// The policy this context's saves use; inherited from the parent unless set.
     public var mergePolicy: MergePolicy {
-        get {
-            if let own = settings.withLock({ $0.mergePolicy }) { return own }
-            return parentContext?.mergePolicy ?? .error
-        }
+        get { ownMergePolicy ?? parentContext?.mergePolicy ?? .error }
         set { settings.withLock { $0.mergePolicy = newValue } }
     }
 

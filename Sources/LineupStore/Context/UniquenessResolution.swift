@@ -37,9 +37,8 @@ struct UniquenessResolution {
         changes = incoming
         var conflicts = try check.conflicts(in: incoming)
         guard !conflicts.isEmpty else { return }
-        // The newest change of each ID (an ID is in one segment, but the check says the same).
-        var rows: [ObjectID: RowChange] = [:]
-        for (id, change) in incoming where rows[id] == nil { rows[id] = change }
+        // An ID is in one segment, but the check says the same.
+        var rows = Self.newestChanges(in: incoming)
         guard !conflicts.contains(where: { (rows[$0.objectID]?.mergePolicy ?? policy) == .error }) else {
             throw Self.error(conflicts)
         }
@@ -147,21 +146,28 @@ struct UniquenessResolution {
             return change
         }
         return RowChange(
-            kind: .update, mergePolicy: claim.mergePolicy, entity: entity, values: values, changedMask: mask, baseValues: current.values,
-            baseStamp: current.stamp, stamp: current.stamp)
+            kind: .update, mergePolicy: claim.mergePolicy, entity: entity, values: values, changedMask: mask,
+            baseValues: current.values, baseStamp: current.stamp, stamp: current.stamp)
     }
 
     /// `changes` with their to-one keys that point at merged inserts pointing at the rows they were
     /// merged into (`mergedInto`, by the inserts' primary keys); nil when none points at one.
+    /// Every write of the writer asks, once it has merged an insert: a look at each row's to-one
+    /// keys, and nothing is copied unless one points at a merged insert.
     static func redirecting(_ changes: ChangeSet, to mergedInto: [Int64: ObjectID]) -> ChangeSet? {
-        var redirected: [ObjectID: RowChange] = [:]
-        for (id, change) in changes where redirected[id] == nil {
-            if let change = redirecting(change, mergedInto) { redirected[id] = change }
+        guard changes.contains(where: { redirecting($0.1, mergedInto) != nil }) else { return nil }
+        var rows = newestChanges(in: changes)
+        for (id, change) in rows {
+            if let redirected = redirecting(change, mergedInto) { rows[id] = redirected }
         }
-        guard !redirected.isEmpty else { return nil }
-        var rows: [ObjectID: RowChange] = [:]
-        for (id, change) in changes where rows[id] == nil { rows[id] = redirected[id] ?? change }
         return ChangeSet([segment(rows)])
+    }
+
+    /// The newest change of each ID of `changes`, whose segments come newest first.
+    private static func newestChanges(in changes: ChangeSet) -> [ObjectID: RowChange] {
+        var rows: [ObjectID: RowChange] = [:]
+        for (id, change) in changes where rows[id] == nil { rows[id] = change }
+        return rows
     }
 
     /// `change` with its to-one keys that point at merged inserts pointing at the rows they were

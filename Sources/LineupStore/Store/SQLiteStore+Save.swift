@@ -3,9 +3,10 @@ import GRDB
 
 extension SQLiteStore {
     /// Writes a change set as one transaction: checks every updated and deleted row's version
-    /// (optimistic locking, each conflict resolved by its change's merge policy, else by `policy`), then deletes, updates and inserts with prepared
-    /// statements (see ``StoreWritePlan``), records the key and version counters, and runs the
-    /// attached statements. All or nothing. Returns the exceptions (see ``AcceptedChange``).
+    /// (optimistic locking, each conflict resolved by its change's merge policy, else by
+    /// `policy`), then deletes, updates and inserts with prepared statements (see
+    /// ``StoreWritePlan``), records the key and version counters, and runs the attached
+    /// statements. All or nothing. Returns the exceptions (see ``AcceptedChange``).
     package func save(_ changes: ChangeSet, policy: MergePolicy, attaching statements: [FlushStatement]) throws -> [ObjectID: AcceptedChange] {
         var plan = StoreWritePlan(changes)
         do {
