@@ -1,6 +1,6 @@
 /// Why a job failed, in a form a program can switch on and a person can read.
 ///
-/// The ``description`` names the job file (``jobFile``) when it is known, so that it can be
+/// The ``description`` names the job file (``jobFile``) when it is known, after the problem, so that it can be
 /// written as-is into a log line or a failure report. ``isRetryable`` tells the runner whether
 /// another attempt could succeed: bad input (a malformed file, an unknown kind, a missing
 /// parameter, a path outside the allowed directories) fails at once, without retries.
@@ -120,10 +120,13 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         return copy
     }
 
-    /// `"<job file>: <code>: <message>"`, or without the file when none is known.
+    /// `"<code>: <message> (job file <job file>)"`, or without the file when none is known.
+    ///
+    /// What went wrong leads, with what the operator gave (a path, a parameter) early in the
+    /// message; the spool file's long name, which holds the job's id, follows.
     public var description: String {
         if let jobFile {
-            return "\(jobFile): \(code): \(message)"
+            return "\(code): \(message) (job file \(jobFile))"
         }
         return "\(code): \(message)"
     }

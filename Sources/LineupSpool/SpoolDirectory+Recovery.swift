@@ -105,9 +105,9 @@ extension SpoolDirectory {
             name: fileName.name,
             id: parsed?.id,
             kind: parsed?.kind,
-            reason: "\(fileName.enqueuedFileName): the daemon stopped while running this job "
+            reason: "the daemon stopped while running this job "
                 + (fileName.interruptions == 1 ? "once" : "\(fileName.interruptions) times") + "; "
-                + "it is set aside as poison (it may crash the daemon)",
+                + "it is set aside as poison, as it may crash the daemon (job file \(fileName.enqueuedFileName))",
             attempts: fileName.failedAttempts + fileName.interruptions,
             interruptions: fileName.interruptions,
             retryable: false,

@@ -89,7 +89,7 @@ import Testing
         let error = try #require(task.result?.error as? JobError)
         #expect(error.code == .jobFailed)
         #expect(!error.isRetryable)
-        #expect(error.description.hasSuffix("AsyncJobTask does not override run(in:) async"))
+        #expect(error.description.hasPrefix("job failed: AsyncJobTask does not override run(in:) async (job file "))
     }
 
     // MARK: - In the daemon

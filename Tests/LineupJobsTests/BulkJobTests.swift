@@ -141,7 +141,7 @@ import Testing
         let report = try await events.failed(dependent.name)
         // As for a job file that failed: the reason of the line's own error report.
         #expect(
-            report.reason == "\(dependent.fileName): dependency failed: job seed-rows in `after` failed: \(lineFailure.reason)",
+            report.reason == "dependency failed: job seed-rows in `after` failed: \(lineFailure.reason) (job file \(dependent.fileName))",
             "\(report.reason)")
         #expect(try second.spool.entries(.done).filter(\.isBulk).isEmpty, "the bulk is not finished")
         second.latch.open()

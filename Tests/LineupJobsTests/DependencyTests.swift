@@ -79,7 +79,7 @@ import Testing
         _ = try await events.failed(importJob.name)
         let report = try await events.failed(statistics.name)
         #expect(!report.retryable)
-        #expect(report.reason.hasPrefix("\(statistics.fileName): dependency failed: job import in `after` failed: "))
+        #expect(report.reason.hasPrefix("dependency failed: job import in `after` failed: ") && report.reason.hasSuffix("(job file \(statistics.fileName))"))
         // A dependent claimed after the failure fails the same way.
         let late = try harness.enqueue(["kind": "count-rows", "after": ["import"]])
         let lateReport = try await events.failed(late.name)
@@ -111,8 +111,8 @@ import Testing
         let report = try await events.failed(entry.name)
         #expect(
             report.reason
-                == "\(entry.fileName): unknown dependency: no job with id ghost "
-                + "(named in `after`) was queued, running, done or failed within 0.05 s")
+                == "unknown dependency: no job with id ghost "
+                + "(named in `after`) was queued, running, done or failed within 0.05 s (job file \(entry.fileName))")
         try await harness.stop(run)
     }
 

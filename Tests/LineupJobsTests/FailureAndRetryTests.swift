@@ -16,7 +16,7 @@ import Testing
             return (info.attempt, error)
         }
         #expect(retries.map(\.0) == [1, 2])
-        #expect(retries.first?.1 == "\(entry.fileName): fail-n-times failed: planned failure of attempt 1")
+        #expect(retries.first?.1 == "fail-n-times failed: planned failure of attempt 1 (job file \(entry.fileName))")
         try await harness.daemon.flush()
         let report = try harness.resultReport(entry)
         #expect(report.attempts == 3)
@@ -36,7 +36,7 @@ import Testing
         #expect(report.retryable)
         #expect(report.id == "flaky")
         #expect(report.kind == "fail-n-times")
-        #expect(report.reason == "\(entry.fileName): fail-n-times failed: planned failure of attempt 3")
+        #expect(report.reason == "fail-n-times failed: planned failure of attempt 3 (job file \(entry.fileName))")
         #expect(try harness.failureReport(entry) == JobFailureReport(data: report.encoded()))
         #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 0, failed: 1))
         // Every failed attempt discarded its context.
@@ -54,7 +54,7 @@ import Testing
         let report = try await events.failed(entry.name)
         #expect(report.attempts == 1)
         #expect(!report.retryable)
-        #expect(report.reason.hasSuffix("planned failure of attempt 1"))
+        #expect(report.reason.hasPrefix("fail-n-times failed: planned failure of attempt 1 (job file "))
         #expect(!events.seen.contains { if case .retryScheduled = $0 { true } else { false } })
         #expect(try !harness.mainContextHasChanges())
         try await harness.stop(run)
@@ -103,7 +103,7 @@ import Testing
         #expect(report.keptRowChanges == 3)
         #expect(
             report.reason
-                == "\(entry.fileName): job failed: the second chunk is unreadable (before failing, its attempts had saved 3 row change(s) in chunks; they are kept and may be on disk, and a re-run of the job upserts them)"
+                == "job failed: the second chunk is unreadable (before failing, its attempts had saved 3 row change(s) in chunks; they are kept and may be on disk, and a re-run of the job upserts them) (job file \(entry.fileName))"
         )
         #expect(try harness.failureReport(entry).keptRowChanges == 3)
         try await harness.daemon.flush()

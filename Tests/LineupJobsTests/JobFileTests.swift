@@ -33,20 +33,20 @@ import Testing
         let (report, harness, entry) = try await failure { try $0.enqueue(raw: "{\"kind\": \"insert-rows\", ") }
         defer { harness.removeFiles() }
         #expect(report.kind == nil)
-        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): malformed job file: job file is not valid JSON"))
+        #expect(report.reason.hasPrefix("malformed job file: job file is not valid JSON") && report.reason.hasSuffix("(job file \(spoolName(harness, entry)))"))
     }
 
     @Test func jobFileWithoutKindFails() async throws {
         let (report, harness, entry) = try await failure { try $0.enqueue(raw: "{\"count\": 3}") }
         defer { harness.removeFiles() }
-        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): invalid parameters: job file has no `kind` field"))
+        #expect(report.reason.hasPrefix("invalid parameters: job file has no `kind` field") && report.reason.hasSuffix("(job file \(spoolName(harness, entry)))"))
     }
 
     @Test func missingParameterFails() async throws {
         let (report, harness, entry) = try await failure { try $0.enqueue(["kind": "insert-rows", "label": "x"]) }
         defer { harness.removeFiles() }
         #expect(report.kind == "insert-rows")
-        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): invalid parameters:"))
+        #expect(report.reason.hasPrefix("invalid parameters:") && report.reason.hasSuffix("(job file \(spoolName(harness, entry)))"))
         #expect(report.reason.contains("`count`"))
     }
 
@@ -55,9 +55,10 @@ import Testing
         defer { harness.removeFiles() }
         #expect(
             report.reason
-                == "\(spoolName(harness, entry)): unknown kind: no task is registered for kind \"import-tide\" "
+                == "unknown kind: no task is registered for kind \"import-tide\" "
                 + "(known kinds: async-insert-rows, async-rendezvous, async-sleep, copy-file, count-rows, enqueue-follow-ups, "
-                + "fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed)")
+                + "fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed) "
+                + "(job file \(spoolName(harness, entry)))")
     }
 
     @Test(arguments: ["../store.sqlite", "/etc/hostname", "escape.txt"])
@@ -71,7 +72,7 @@ import Testing
             return try harness.enqueue(["kind": "copy-file", "input": .string(path), "output": "copy.txt"])
         }
         defer { harness.removeFiles() }
-        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): path outside allowed directory: \(path): "))
+        #expect(report.reason.hasPrefix("path outside allowed directory: \(path): ") && report.reason.hasSuffix("(job file \(spoolName(harness, entry)))"))
         #expect(!FileManager.default.fileExists(atPath: harness.root.appending(path: "output/copy.txt").path))
     }
 
@@ -81,7 +82,7 @@ import Testing
             return try harness.enqueue(["kind": "copy-file", "input": "in.txt", "output": "../input/overwritten.txt"])
         }
         defer { harness.removeFiles() }
-        #expect(report.reason.hasPrefix("\(spoolName(harness, entry)): path outside allowed directory: ../input/overwritten.txt: "))
+        #expect(report.reason.hasPrefix("path outside allowed directory: ../input/overwritten.txt: ") && report.reason.hasSuffix("(job file \(spoolName(harness, entry)))"))
     }
 
     @Test func pathsInsideTheDirectoriesWork() async throws {

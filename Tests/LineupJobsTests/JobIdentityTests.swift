@@ -63,7 +63,7 @@ import Testing
         #expect(try harness.spool.counts() == JobCounts(queued: 0, running: 0, done: 2, failed: 1))
         #expect(try harness.rowsOnDisk() == 3)
         let failed = try #require(try harness.spool.entries(.failed).first)
-        #expect(try harness.spool.failureReport(for: failed).reason.hasPrefix("nightly.job.json: "))
+        #expect(try harness.spool.failureReport(for: failed).reason.hasSuffix("(job file nightly.job.json)"))
         try await harness.stop(run)
     }
 
@@ -87,7 +87,7 @@ import Testing
         (events, run) = try await restarted.start()
         let report = try await events.failed(entry.name)
         #expect(report.attempts == 3)
-        #expect(report.reason.hasSuffix("planned failure of attempt 3"))
+        #expect(report.reason.hasPrefix("fail-n-times failed: planned failure of attempt 3 (job file "))
         let starts = events.seen.compactMap { event -> Int? in
             if case let .jobStarted(info) = event { return info.attempt }
             return nil
@@ -104,7 +104,7 @@ import Testing
         try dropJob(named: "tired.a3", #"{"kind": "insert-rows", "count": 1}"#, into: harness)
         var (events, run) = try await harness.start()
         let report = try await events.failed("tired")
-        #expect(report.reason == "tired.job.json: job failed: 3 attempts failed already, and maxAttempts is 3")
+        #expect(report.reason == "job failed: 3 attempts failed already, and maxAttempts is 3 (job file tired.job.json)")
         #expect(!events.seen.contains { if case .jobStarted = $0 { true } else { false } })
         #expect(try harness.rowsOnDisk() == 0)
         try await harness.stop(run)

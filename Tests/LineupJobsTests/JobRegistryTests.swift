@@ -55,9 +55,10 @@ import Testing
         #expect(!error.isRetryable)
         #expect(
             error.description
-                == "/spool/active/job.job.json: unknown kind: no task is registered for kind \"import-tide\" "
+                == "unknown kind: no task is registered for kind \"import-tide\" "
                 + "(known kinds: async-insert-rows, async-rendezvous, async-sleep, copy-file, count-rows, enqueue-follow-ups, "
-                + "fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed)")
+                + "fail-n-times, insert-rows, relabel, save-then-fail, save-then-wait, slow, stubborn, upsert-keyed) "
+                + "(job file /spool/active/job.job.json)")
     }
 
     @Test func missingParameterNamesTheField() throws {
@@ -78,7 +79,7 @@ import Testing
         let error = try #require(refusal(of: JobFile(kind: "insert-rows", parameters: ["count": -1])))
         #expect(error.code == .invalidParameters)
         #expect(!error.isRetryable)
-        #expect(error.description == "/spool/active/job.job.json: invalid parameters: field `count` must not be negative")
+        #expect(error.description == "invalid parameters: field `count` must not be negative (job file /spool/active/job.job.json)")
     }
 
     @Test(arguments: ["../outside/secret.txt", "/etc/hostname", "a/../../outside/secret.txt"])

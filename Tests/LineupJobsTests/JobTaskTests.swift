@@ -92,6 +92,6 @@ import Testing
         let error = try #require(task.result?.error as? JobError)
         #expect(error.code == .jobFailed)
         #expect(!error.isRetryable)
-        #expect(error.description == "/spool/active/job-1.job.json: job failed: JobTask does not override run(in:)")
+        #expect(error.description == "job failed: JobTask does not override run(in:) (job file /spool/active/job-1.job.json)")
     }
 }

@@ -91,7 +91,7 @@ struct RecoveryTests {
             #expect(report.startedAt == nil)
             #expect(
                 report.reason
-                    == "\(entry.fileName): the daemon stopped while running this job 3 times; it is set aside as poison (it may crash the daemon)"
+                    == "the daemon stopped while running this job 3 times; it is set aside as poison, as it may crash the daemon (job file \(entry.fileName))"
             )
         }
     }

@@ -133,11 +133,12 @@ extension JobRunner {
     /// Writes the error report and moves the job to `failed/`.
     func failPermanently(_ record: Record, _ error: any Error) {
         assertOnCoordinator()
-        var reason = describe(error, of: record)
-        if record.keptRowChanges > 0 {
-            reason += " (before failing, its attempts had saved \(record.keptRowChanges) row change(s) in chunks; "
+        let keptRows =
+            record.keptRowChanges == 0
+            ? ""
+            : " (before failing, its attempts had saved \(record.keptRowChanges) row change(s) in chunks; "
                 + "they are kept and may be on disk, and a re-run of the job upserts them)"
-        }
+        let reason = describe(error, of: record, adding: keptRows)
         var report = JobFailureReport(
             name: record.name, id: record.file?.id, kind: record.file?.kind, reason: reason, attempts: record.attempt,
             interruptions: record.claimed.interruptions, retryable: ErrorClassification.isRetryable(error),
@@ -185,11 +186,13 @@ extension JobRunner {
         }
     }
 
-    /// The error as a sentence that names the job file as it was enqueued.
-    func describe(_ error: any Error, of record: Record) -> String {
-        if let error = error as? JobError {
+    /// The error as a sentence that leads with what went wrong and names the job file as it was
+    /// enqueued last, as ``JobError/description`` does; `note` goes between the two.
+    func describe(_ error: any Error, of record: Record, adding note: String = "") -> String {
+        if var error = error as? JobError {
+            error.message += note
             return error.naming(jobFile: record.claimed.enqueuedFileName).description
         }
-        return "\(record.claimed.enqueuedFileName): \(record.file?.kind ?? "job") failed: \(error)"
+        return "\(record.file?.kind ?? "job") failed: \(error)\(note) (job file \(record.claimed.enqueuedFileName))"
     }
 }

@@ -79,7 +79,7 @@ final class DatabaseIntake: Sendable {
         let reason: String
         do {
             _ = try claimed.decodeJobFile()
-            reason = "\(claimed.enqueuedFileName): holds no job"
+            reason = "holds no job (job file \(claimed.enqueuedFileName))"
         } catch {
             reason = error.description
         }
