@@ -32,7 +32,7 @@ struct CancelCommand: ParsableCommand {
     func run() throws {
         let stillRunning = try database.map { try cancelInDatabase($0) } ?? cancelInSpool()
         guard stillRunning.isEmpty || wait == 0 else {
-            throw ValidationError(
+            throw CommandFailure(
                 "\(stillRunning.joined(separator: ", ")): still running after \(wait) s; the request stays for its daemon (is lineupd running?)")
         }
     }
@@ -49,7 +49,7 @@ struct CancelCommand: ParsableCommand {
             }
             guard queued.isEmpty else { continue }
             guard try !directory.runningEntries(matching: id).isEmpty else {
-                throw ValidationError("no queued job \(id), and none running, in \(directory.root.path) (finished, or unknown)")
+                throw CommandFailure("no queued job \(id), and none running, in \(directory.root.path) (finished, or unknown)")
             }
             try directory.requestCancellation(ofJob: id)
             requested.append(id)
@@ -80,7 +80,7 @@ struct CancelCommand: ParsableCommand {
             try !matched.contains(id) && jobs.jobs(matching: id).allSatisfy { $0.state != .queued && $0.state != .running }
         }
         guard unmatched.isEmpty else {
-            throw ValidationError("no queued job \(unmatched.joined(separator: ", ")), and none running, in \(jobs.location) (finished, or unknown)")
+            throw CommandFailure("no queued job \(unmatched.joined(separator: ", ")), and none running, in \(jobs.location) (finished, or unknown)")
         }
         return waitForEnd(of: cancellation.requested) { name in
             let stored = try jobs.jobs(matching: name)

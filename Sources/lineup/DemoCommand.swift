@@ -56,7 +56,7 @@ struct DemoCommand: AsyncParsableCommand {
         let jobFiles = try FileManager.default.contentsOfDirectory(atPath: jobsDirectory.path)
             .filter { $0.hasSuffix(".job.json") }.sorted()
         guard !jobFiles.isEmpty, FileManager.default.fileExists(atPath: samplesDirectory.path) else {
-            throw ValidationError("run the demo from the repository's top level: it needs \(jobs)/*.job.json and \(samples)/")
+            throw CommandFailure("run the demo from the repository's top level: it needs \(jobs)/*.job.json and \(samples)/")
         }
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("lineup-demo-\(UUID().uuidString.prefix(8))")
         let output = root.appendingPathComponent("output")

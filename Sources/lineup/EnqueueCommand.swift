@@ -14,6 +14,10 @@ import LineupSpool
 ///
 /// `lineup enqueue --from FILE` enqueues many jobs at once: FILE holds one job file a line
 /// (JSON Lines), and goes into the spool as one bulk file (see `SpoolDirectory+Bulk.swift`).
+///
+/// `lineup enqueue KIND ... --batch FILE` enqueues FILE's jobs as a batch whose callback is the
+/// job the command line describes, as ``JobClient/enqueueBatch(_:callback:runsCallback:id:)``
+/// does: it runs once they are all done, or all settled with `--after-settled`.
 struct EnqueueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue", abstract: "Write a job into the spool (atomically).",
@@ -23,6 +27,9 @@ struct EnqueueCommand: ParsableCommand {
             With --from FILE (- for standard input), FILE holds one job a line (JSON Lines) and \
             is enqueued as one bulk file; a line that is not a valid job fails alone, named by \
             its line number.
+            With --batch FILE, FILE's jobs (one a line) are enqueued with this job as their \
+            callback: it runs once they are all done (all settled, done or failed, with \
+            --after-settled), and reads their reports; lineup show ID prints them.
             """)
 
     @Argument(help: "The job kind: import-buoy, export-csv, statistics, import-coredata or prune-observations.")
@@ -37,6 +44,8 @@ struct EnqueueCommand: ParsableCommand {
     var id: String?
     @Option(help: "A job id that must be done first (repeatable).")
     var after: [String] = []
+    @Flag(help: "Run once the --after jobs (or the --batch) have settled, done or failed, rather than only once all are done.")
+    var afterSettled = false
     @Option(help: "Attempts before the job goes to failed/.")
     var maxAttempts: Int?
     @Option(help: "Refuse this job while another job with the same key is queued or running.")
@@ -47,6 +56,8 @@ struct EnqueueCommand: ParsableCommand {
     var delay: String?
     @Option(help: "How long one attempt may run before it is cancelled and fails as timed out: 90s, 10m, 12h.")
     var timeout: String?
+    @Option(help: "The first retry's delay, doubled for each later one: 2s, 1m (the daemon's default when not given).")
+    var baseDelay: String?
     @Option(help: "Claim order within the job's queue, from 0 (first) to 9 (last); 5 when not given.")
     var priority: Int?
     @Option(help: "The daemon's queue to run the job in, whatever its kind (a queue the daemon has not configured: the kind's).")
@@ -55,18 +66,30 @@ struct EnqueueCommand: ParsableCommand {
     var uniqueFor: String?
     @Option(help: ArgumentHelp("Enqueue the jobs of FILE, one job file a line, as one bulk file.", valueName: "FILE"))
     var from: String?
+    @Option(help: ArgumentHelp("Enqueue the jobs of FILE (one job file a line) as a batch, with this job as its callback.", valueName: "FILE"))
+    var batch: String?
+    @Option(help: "The W3C traceparent of the span the job's attempts are children of (00-<trace id>-<span id>-<flags>).")
+    var traceparent: String?
+    @Option(help: "The W3C tracestate that goes with --traceparent.")
+    var tracestate: String?
     @Flag(help: "Print the job file that would be written, and write nothing.")
     var dryRun = false
 
     func validate() throws {
         if from != nil {
-            let perJob = [id, uniqueKey, at, delay, timeout, queue, uniqueFor].contains { $0 != nil } || !after.isEmpty
-                || maxAttempts != nil || priority != nil
+            let perJob = [id, uniqueKey, at, delay, timeout, baseDelay, queue, uniqueFor, batch, traceparent, tracestate]
+                .contains { $0 != nil } || !after.isEmpty || afterSettled || maxAttempts != nil || priority != nil
             guard kind == nil, parameters.isEmpty, !perJob else {
                 throw ValidationError("--from takes its jobs from the file: give no kind, parameters or job options with it")
             }
         } else if kind == nil {
-            throw ValidationError("give a job kind, or --from FILE")
+            throw ValidationError(batch == nil ? "give a job kind, or --from FILE" : "--batch needs the callback's job kind")
+        }
+        if afterSettled, after.isEmpty, batch == nil {
+            throw ValidationError("--after-settled needs --after or --batch: it says when the jobs it waits for count as finished")
+        }
+        if tracestate != nil, traceparent == nil {
+            throw ValidationError("--tracestate needs --traceparent beside it")
         }
         if let priority, !JobFile.priorities.contains(priority) {
             throw ValidationError("--priority must be from \(JobFile.priorities.lowerBound) (first) to \(JobFile.priorities.upperBound) (last); found \(priority)")
@@ -87,10 +110,24 @@ struct EnqueueCommand: ParsableCommand {
             let (key, value) = try Self.parse(parameter)
             values[key] = value
         }
-        let options = JobOptions(
-            id: id, after: after, maxAttempts: maxAttempts, timeout: try timeoutLimit(), uniqueKey: uniqueKey,
-            notBefore: try notBefore(), priority: priority, queue: queue, uniqueFor: try uniquePeriod())
-        let job = try JobFile(kind: kind, parameters: values, options: options)
+        var options = JobOptions(
+            id: id, after: after, afterSettled: afterSettled && batch == nil, maxAttempts: maxAttempts,
+            baseDelay: try positiveDuration(baseDelay, of: "--base-delay"), timeout: try positiveDuration(timeout, of: "--timeout"),
+            uniqueKey: uniqueKey, notBefore: try notBefore(), priority: priority, queue: queue,
+            uniqueFor: try positiveDuration(uniqueFor, of: "--unique-for"))
+        options.traceparent = traceparent
+        options.tracestate = tracestate
+        let job: JobFile
+        do {
+            job = try JobFile(kind: kind, parameters: values, options: options)
+        } catch {
+            // A traceparent or tracestate the spool refuses: what the operator typed is wrong.
+            throw ValidationError(error.message)
+        }
+        if let batch {
+            try enqueueBatch(from: batch, callback: job)
+            return
+        }
         if dryRun {
             print(String(decoding: try job.encoded(), as: UTF8.self))
             return
@@ -123,26 +160,20 @@ struct EnqueueCommand: ParsableCommand {
     /// Enqueues the lines of `path` as one bulk file. Lines that are not valid jobs are named on
     /// standard error: they go in all the same, and fail alone in the daemon, as the spool promises.
     private func enqueueBulk(from path: String) throws {
-        let contents: Data
-        do {
-            contents = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ValidationError("cannot read \(path): \(error.localizedDescription)")
-        }
-        var jobs = 0
+        let contents = try read(path)
+        let lines = Self.nonBlankLines(of: contents)
         var invalid = 0
-        for (index, line) in contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            guard line.contains(where: { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }) else { continue }
-            jobs += 1
+        for (number, line) in lines {
             do {
-                _ = try JobFile(data: Data(line), path: "\(path):\(index + 1)")
+                _ = try JobFile(data: Data(line), path: "\(path):\(number)")
             } catch {
                 invalid += 1
                 FileHandle.standardError.write(Data("warning: \(error.description); that job will fail\n".utf8))
             }
         }
+        let jobs = lines.count
         guard jobs > 0 else {
-            throw ValidationError("\(path) holds no job (one job file a line)")
+            throw CommandFailure("\(path) holds no job (one job file a line)")
         }
         if dryRun {
             print("\(jobs) job(s) in \(path), \(invalid) invalid; nothing written")
@@ -154,20 +185,53 @@ struct EnqueueCommand: ParsableCommand {
         }
     }
 
-    /// `--timeout` as a limit.
-    private func timeoutLimit() throws -> Duration? {
-        guard let timeout else { return nil }
-        let limit = try DaemonConfiguration.duration(text: timeout, of: "--timeout")
-        guard limit > .zero else { throw ValidationError("--timeout must be more than 0 s; found \(timeout)") }
-        return limit
+    /// The batch of `path`'s lines, with `callback`. A batch goes in whole or not at all (its
+    /// callback must never wait for a job that is not there), so a line that is not a valid job
+    /// refuses it, named by its line number.
+    private func enqueueBatch(from path: String, callback: JobFile) throws {
+        var members: [JobFile] = []
+        for (number, line) in Self.nonBlankLines(of: try read(path)) {
+            do {
+                members.append(try JobFile(data: Data(line), path: "\(path):\(number)"))
+            } catch {
+                throw CommandFailure("\(error.description); nothing enqueued")
+            }
+        }
+        guard !members.isEmpty else { throw CommandFailure("\(path) holds no job (one job file a line)") }
+        if dryRun {
+            print("batch of \(members.count) job(s) in \(path) with callback \(callback.kind); nothing written")
+            return
+        }
+        try withClient { client in
+            let receipt = try client.enqueueBatch(members, callback: callback, runsCallback: afterSettled ? .whenAllSettled : .whenAllDone)
+            print("batch \(receipt.batchID): \(receipt.jobIDs.count) job(s) (\(receipt.jobIDs.joined(separator: ", "))), callback \(receipt.callbackID)")
+            report(receipt.enqueued)
+        }
     }
 
-    /// `--unique-for` as a period.
-    private func uniquePeriod() throws -> Duration? {
-        guard let uniqueFor else { return nil }
-        let period = try DaemonConfiguration.duration(text: uniqueFor, of: "--unique-for")
-        guard period > .zero else { throw ValidationError("--unique-for must be more than 0 s; found \(uniqueFor)") }
-        return period
+    /// The contents of `path`; `-` reads standard input.
+    private func read(_ path: String) throws -> Data {
+        do {
+            return path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure("cannot read \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The lines of a JSON Lines file that hold something, with their numbers from 1.
+    private static func nonBlankLines(of contents: Data) -> [(number: Int, line: Data.SubSequence)] {
+        let blank: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")]
+        return contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated().compactMap { index, line in
+            line.contains(where: { !blank.contains($0) }) ? (index + 1, line) : nil
+        }
+    }
+
+    /// A duration option (`--timeout`, `--base-delay`, `--unique-for`), more than zero.
+    private func positiveDuration(_ text: String?, of option: String) throws -> Duration? {
+        guard let text else { return nil }
+        let duration = try DaemonConfiguration.duration(text: text, of: option)
+        guard duration > .zero else { throw ValidationError("\(option) must be more than 0 s; found \(text)") }
+        return duration
     }
 
     /// The time `--at` names, or now plus `--in`.

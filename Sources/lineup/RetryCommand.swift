@@ -31,14 +31,14 @@ struct RetryCommand: ParsableCommand {
             let jobs = try JobDatabase(url: try DatabaseOption.url(database), logger: DatabaseOption.logger)
             defer { jobs.close() }
             let names = try jobs.retryFailed(all ? nil : ids)
-            guard all || !names.isEmpty else { throw ValidationError("no failed job \(ids.joined(separator: ", ")) in \(jobs.location)") }
+            guard all || !names.isEmpty else { throw CommandFailure("no failed job \(ids.joined(separator: ", ")) in \(jobs.location)") }
             for name in names { print("\(name): queued again in \(jobs.location)") }
             return
         }
         let directory = try SpoolDirectory(root: URL(fileURLWithPath: spool))
         let targets = try all ? directory.entries(.failed) : ids.flatMap { id in
             let found = try directory.entries(.failed, matching: id)
-            guard !found.isEmpty else { throw ValidationError("no failed job \(id) in \(directory.directory(.failed).path)") }
+            guard !found.isEmpty else { throw CommandFailure("no failed job \(id) in \(directory.directory(.failed).path)") }
             return found
         }
         for entry in targets {

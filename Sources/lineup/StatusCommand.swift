@@ -118,19 +118,31 @@ extension StatusSnapshot {
     }
 
     /// `[########............] 40% (400/1000), about 12 s left`: the time left extrapolated from
-    /// the time the job has run, as of the status file's last update.
+    /// the time the job has run, as of the status file's last update. A job that does not know
+    /// its total (an import reading a stream) shows its count and its rate: `160000 so far, 5300/s`.
     static func progress(_ job: DaemonStatus.RunningJob, now: Date) -> String {
+        let elapsed = now.timeIntervalSince(job.startedAt)
+        guard let fraction = job.progress.fractionCompleted else {
+            let completed = job.progress.completedUnitCount
+            guard completed > 0 else { return "started \(Self.duration(max(elapsed, 0))) ago" }
+            var text = "\(completed) so far"
+            if elapsed > 0 { text += ", \(Self.rate(Double(completed) / elapsed))" }
+            return text
+        }
         let counts = "(\(job.progress.completedUnitCount)/\(job.progress.totalUnitCount))"
-        guard let fraction = job.progress.fractionCompleted else { return counts }
         let width = 20
         let filled = Int((fraction * Double(width)).rounded(.down))
         var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
         text += "\(Int((fraction * 100).rounded(.down)))% \(counts)"
-        let elapsed = now.timeIntervalSince(job.startedAt)
         if fraction > 0, fraction < 1, elapsed > 0 {
             text += ", about \(Self.duration(elapsed * (1 - fraction) / fraction)) left"
         }
         return text
+    }
+
+    /// `5300/s`, or `12/min` for a slow job, whose per-second rate would round to nothing.
+    static func rate(_ perSecond: Double) -> String {
+        perSecond >= 1 ? "\(Int(perSecond.rounded()))/s" : "\(Int((perSecond * 60).rounded()))/min"
     }
 
     static func duration(_ seconds: Double) -> String {

@@ -10,8 +10,8 @@ import Glibc
 @Suite("lineup status")
 struct StatusCommandTests {
     /// A spool with one queued job, one cancelled (failed) job, and a daemon's status file that
-    /// shows a job 40% through after 10 s.
-    func prepare(_ sandbox: Sandbox) async throws {
+    /// shows a job 40% through after 10 s, and `alsoRunning`.
+    func prepare(_ sandbox: Sandbox, alsoRunning: [DaemonStatus.RunningJob] = []) async throws {
         for (kind, id) in [("statistics", "queued-one"), ("statistics", "gone")] {
             let result = try await sandbox.lineup(["enqueue", kind, "output=s.json", "--id", id, "--spool", "spool"])
             try #require(result.termination == .exited(0))
@@ -27,7 +27,7 @@ struct StatusCommandTests {
                     job: JobInfo(name: "n", claim: "0123456789ab", id: "big-import", kind: "import-buoy", attempt: 1),
                     startedAt: updated.addingTimeInterval(-10),
                     progress: JobProgress.Snapshot(completedUnitCount: 400, totalUnitCount: 1_000))
-            ],
+            ] + alsoRunning,
             queued: 1, awaitingFlush: 0, waitingForRetry: 0, waitingForDependencies: 0)
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
@@ -46,6 +46,32 @@ struct StatusCommandTests {
             #expect(output.contains("running: import-buoy big-import (attempt 1) [########............] 40% (400/1000), about 15 s left"), "\(output)")
             #expect(output.contains("recent failures:\n  "), "\(output)")
             #expect(output.contains("(id gone, statistics): cancelled\n"), "\(output)")
+        }
+    }
+
+    @Test("a job that does not know its total shows its count and its rate, not an empty bar")
+    func unknownTotal() async throws {
+        try await withSandbox { sandbox in
+            let updated = Date(timeIntervalSince1970: 1_800_000_000)
+            try await prepare(
+                sandbox,
+                alsoRunning: [
+                    DaemonStatus.RunningJob(
+                        job: JobInfo(name: "s", claim: "ba9876543210", id: "stream", kind: "import-buoy", attempt: 1),
+                        startedAt: updated.addingTimeInterval(-32),
+                        progress: JobProgress.Snapshot(completedUnitCount: 160_000, totalUnitCount: 0)),
+                    DaemonStatus.RunningJob(
+                        job: JobInfo(name: "w", claim: "ab0123456789", id: "waiting", kind: "import-buoy", attempt: 1),
+                        startedAt: updated.addingTimeInterval(-3),
+                        progress: JobProgress.Snapshot(completedUnitCount: 0, totalUnitCount: 0)),
+                ])
+            let result = try await sandbox.lineup(["status", "--spool", "spool"])
+            #expect(result.termination == .exited(0), "\(result.standardError)")
+            let output = result.standardOutput
+            // 160,000 in the 32 s it has run.
+            #expect(output.contains("running: import-buoy stream (attempt 1) 160000 so far, 5000/s\n"), "\(output)")
+            #expect(output.contains("running: import-buoy waiting (attempt 1) started 3 s ago\n"), "\(output)")
+            #expect(!output.contains("/0)"), "\(output)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+public import LineupJobs
 import LineupSpool
 import LineupStore
 
@@ -25,5 +26,16 @@ extension JobDatabase {
                     report: row[9].textIfPresent, reason: row[10].textIfPresent, cancellationRequested: row[11] == .integer(1))
             }
         }
+    }
+
+    /// How the jobs with these ids were settled, with their reports, as a job that waited for
+    /// them reads them (``JobRequest/dependencyReports()``). An id that no settled job has, or
+    /// whose report cannot be read, is left out.
+    public func settledReports(ofJobIDs ids: some Sequence<String>) throws -> [String: DependencyReport] {
+        var reports: [String: DependencyReport] = [:]
+        for id in ids {
+            reports[id] = try settledReport(ofJobID: id)
+        }
+        return reports
     }
 }
