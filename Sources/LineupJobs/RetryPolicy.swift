@@ -29,12 +29,12 @@ public struct RetryPolicy: Sendable, Hashable {
         self.maxDelay = maxDelay
     }
 
-    /// This policy with a job file's own `maxAttempts` and `baseDelay` (seconds), where given.
-    public func overridden(maxAttempts: Int?, baseDelaySeconds: Double?) -> RetryPolicy {
+    /// This policy with a job file's own `maxAttempts` and `baseDelay`, where given.
+    public func overridden(maxAttempts: Int?, baseDelay: Duration?) -> RetryPolicy {
         var copy = self
         if let maxAttempts { copy.maxAttempts = max(1, maxAttempts) }
-        if let baseDelaySeconds, baseDelaySeconds.isFinite, baseDelaySeconds >= 0 {
-            copy.baseDelay = .nanoseconds(Int64(min(baseDelaySeconds, 1e9) * 1e9))
+        if let baseDelay, baseDelay >= .zero {
+            copy.baseDelay = baseDelay
             copy.maxDelay = max(copy.maxDelay, copy.baseDelay)
         }
         return copy

@@ -32,13 +32,13 @@ extension JobFile {
     public init(kind: String, parameters: [String: JSONValue], options: JobOptions) throws(SpoolError) {
         let base = try JobFile(
             kind: kind, id: options.id, after: options.after, afterSettled: options.afterSettled, maxAttempts: options.maxAttempts,
-            baseDelay: options.baseDelay.map(Self.seconds), timeout: options.timeout.map(Self.seconds),
+            baseDelay: options.baseDelay, timeout: options.timeout,
             uniqueKey: options.uniqueKey, notBefore: options.notBefore, parameters: parameters)
         // The options that the memberwise initializer has no parameter for, checked as a file's are.
         var fields = base.fields
         if let priority = options.priority { fields["priority"] = .integer(priority) }
         if let queue = options.queue { fields["queue"] = .string(queue) }
-        if let uniqueFor = options.uniqueFor { fields["uniqueFor"] = .number(Self.seconds(uniqueFor)) }
+        if let uniqueFor = options.uniqueFor { fields["uniqueFor"] = .number(uniqueFor.jobFileSeconds) }
         // Given trace context replaces the current one, and its tracestate goes with it.
         if options.traceparent != nil || options.tracestate != nil {
             fields["traceparent"] = options.traceparent.map { JSONValue.string($0) }
@@ -49,10 +49,5 @@ extension JobFile {
         } else {
             try self.init(fields: fields, source: nil, path: nil)
         }
-    }
-
-    /// A duration in seconds, as the job file keeps it.
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -25,15 +25,17 @@ extension JobFile {
         fields["queue"]?.stringValue
     }
 
-    /// How long after a job holding ``uniqueKey`` is done the key stays taken, in seconds: a job
+    /// How long after a job holding ``uniqueKey`` is done the key stays taken: a job
     /// with the same key is refused while one is queued or running, and, with `uniqueFor`, for
     /// that long after one was done. A failed job does not hold its key. nil: only while queued
     /// or running. The file may say it as seconds or as a text such as `"1h"`.
-    public var uniqueFor: Double? {
-        switch fields["uniqueFor"] {
-        case .string(let text)?: JobFileFieldReader.seconds(text)
-        case let value?: value.doubleValue
-        case nil: nil
-        }
+    public var uniqueFor: Duration? {
+        let seconds =
+            switch fields["uniqueFor"] {
+            case .string(let text)?: JobFileFieldReader.seconds(text)
+            case let value?: value.doubleValue
+            case nil: Double?.none
+            }
+        return seconds.map(Duration.init(jobFileSeconds:))
     }
 }

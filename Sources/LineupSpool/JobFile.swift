@@ -38,12 +38,13 @@ public struct JobFile: Sendable, Hashable {
     /// How many times the job may be attempted before it goes to `failed/`; nil means the
     /// daemon's default.
     public let maxAttempts: Int?
-    /// The first retry delay in seconds (later retries back off from it); nil means the
-    /// daemon's default.
-    public let baseDelay: Double?
-    /// How many seconds one attempt may run before the daemon cancels it and fails the attempt
-    /// as timed out; nil means the daemon's default for the kind (or no limit).
-    public let timeout: Double?
+    /// The first retry delay (later retries back off from it); nil means the daemon's default.
+    /// The file holds it as a number of seconds.
+    public let baseDelay: Duration?
+    /// How long one attempt may run before the daemon cancels it and fails the attempt as
+    /// timed out; nil means the daemon's default for the kind (or no limit). The file holds it
+    /// as a number of seconds.
+    public let timeout: Duration?
     /// While a job with this key is queued or running in a daemon, another one with the same key
     /// is refused: it fails at once, naming the job that holds the key. Once that job has finished
     /// running (it may still wait for the flush that acknowledges it) or failed, the key is free
@@ -92,8 +93,8 @@ public struct JobFile: Sendable, Hashable {
         after: [String] = [],
         afterSettled: Bool = false,
         maxAttempts: Int? = nil,
-        baseDelay: Double? = nil,
-        timeout: Double? = nil,
+        baseDelay: Duration? = nil,
+        timeout: Duration? = nil,
         uniqueKey: String? = nil,
         notBefore: Date? = nil,
         parameters: [String: JSONValue] = [:]
@@ -111,8 +112,8 @@ public struct JobFile: Sendable, Hashable {
         if !after.isEmpty { fields["after"] = .array(after.map { .string($0) }) }
         if afterSettled { fields["afterSettled"] = .bool(true) }
         if let maxAttempts { fields["maxAttempts"] = .integer(maxAttempts) }
-        if let baseDelay { fields["baseDelay"] = .number(baseDelay) }
-        if let timeout { fields["timeout"] = .number(timeout) }
+        if let baseDelay { fields["baseDelay"] = .number(baseDelay.jobFileSeconds) }
+        if let timeout { fields["timeout"] = .number(timeout.jobFileSeconds) }
         if let uniqueKey { fields["uniqueKey"] = .string(uniqueKey) }
         if let notBefore { fields["notBefore"] = .string(CommonFields.iso8601Text(notBefore)) }
         try self.init(fields: Self.addingCurrentTraceContext(to: fields), source: nil, path: nil)
@@ -179,8 +180,8 @@ public struct JobFile: Sendable, Hashable {
         self.after = common.after
         self.afterSettled = common.afterSettled
         self.maxAttempts = common.maxAttempts
-        self.baseDelay = common.baseDelay
-        self.timeout = common.timeout
+        self.baseDelay = common.baseDelay.map(Duration.init(jobFileSeconds:))
+        self.timeout = common.timeout.map(Duration.init(jobFileSeconds:))
         self.uniqueKey = common.uniqueKey
         self.notBefore = common.notBefore
         self.traceparent = common.traceparent

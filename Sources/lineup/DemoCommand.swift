@@ -112,7 +112,7 @@ struct DemoCommand: AsyncParsableCommand {
             try JobFile(
                 kind: "statistics", id: "statistics-after-prune", after: ["prune"], notBefore: Date().addingTimeInterval(3),
                 parameters: ["output": "statistics-after-prune.json"]),
-            try JobFile(kind: FlakyFeedTask.kind, id: "flaky-feed", maxAttempts: 3, baseDelay: 0.5),
+            try JobFile(kind: FlakyFeedTask.kind, id: "flaky-feed", maxAttempts: 3, baseDelay: .milliseconds(500)),
             // The feed twice: the second fetch sends the first one's ETag back and gets 304. The
             // first comes after the import of the same sample file, and finds its observation there.
             try JobFile(

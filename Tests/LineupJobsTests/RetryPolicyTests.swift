@@ -60,12 +60,12 @@ import LineupTestSupport
     }
 
     @Test func jobFileOverridesAttemptsAndBaseDelay() {
-        let overridden = policy.overridden(maxAttempts: 2, baseDelaySeconds: 0.25)
+        let overridden = policy.overridden(maxAttempts: 2, baseDelay: .milliseconds(250))
         #expect(overridden.maxAttempts == 2)
         #expect(overridden.baseDelay == .milliseconds(250))
         #expect(overridden.maxDelay == .seconds(60))
-        #expect(policy.overridden(maxAttempts: nil, baseDelaySeconds: nil) == policy)
+        #expect(policy.overridden(maxAttempts: nil, baseDelay: nil) == policy)
         // A base delay above the cap raises the cap: the job asked for at least that long.
-        #expect(policy.overridden(maxAttempts: nil, baseDelaySeconds: 90).maxDelay == .seconds(90))
+        #expect(policy.overridden(maxAttempts: nil, baseDelay: .seconds(90)).maxDelay == .seconds(90))
     }
 }

@@ -29,8 +29,8 @@ struct JobClientTests {
             #expect(job.id == "stats-11")
             #expect(job.after == ["import-11", "import-12"])
             #expect(job.maxAttempts == 3)
-            #expect(job.baseDelay == 1.5)
-            #expect(job.timeout == 90)
+            #expect(job.baseDelay == .milliseconds(1500))
+            #expect(job.timeout == .seconds(90))
             #expect(job.uniqueKey == "stats")
             #expect(job.notBefore == notBefore)
             #expect(try job.parameters(as: Statistics.self) == parameters)
@@ -44,7 +44,7 @@ struct JobClientTests {
         let typed = try JobFile(
             kind: "statistics", parameters: Statistics(output: "stats", stations: [], limit: nil),
             options: JobOptions(id: "s", timeout: .seconds(600)))
-        let byHand = try JobFile(kind: "statistics", id: "s", timeout: 600, parameters: ["output": "stats", "stations": .array([])])
+        let byHand = try JobFile(kind: "statistics", id: "s", timeout: .seconds(600), parameters: ["output": "stats", "stations": .array([])])
         #expect(try typed.encoded() == byHand.encoded())
     }
 

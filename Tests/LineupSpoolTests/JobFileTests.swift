@@ -24,8 +24,8 @@ struct JobFileTests {
         #expect(job.id == "buoy-42002")
         #expect(job.after == ["seed", "stations"])
         #expect(job.maxAttempts == 5)
-        #expect(job.baseDelay == 0.5)
-        #expect(job.timeout == 90)
+        #expect(job.baseDelay == .milliseconds(500))
+        #expect(job.timeout == .seconds(90))
         #expect(job.parameters == ["input": "obs/42002.rss"])
         #expect(try job.parameters(as: ImportParameters.self) == ImportParameters(input: "obs/42002.rss"))
     }
@@ -166,7 +166,7 @@ struct JobFileTests {
             id: "buoy-42002",
             after: ["stations"],
             maxAttempts: 5,
-            baseDelay: 1.5,
+            baseDelay: .milliseconds(1500),
             parameters: ["input": "obs/42002.rss"]
         )
         let data = try job.encoded()

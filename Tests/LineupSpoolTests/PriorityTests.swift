@@ -97,7 +97,7 @@ struct PriorityTests {
         let file = try JobFile(
             kind: "statistics", parameters: ["output": "stats"],
             options: JobOptions(uniqueKey: "daily", priority: 1, queue: "reports", uniqueFor: .seconds(3600)))
-        #expect(file.priority == 1 && file.queue == "reports" && file.uniqueFor == 3600)
+        #expect(file.priority == 1 && file.queue == "reports" && file.uniqueFor == .seconds(3600))
         #expect(file.parameters == ["output": "stats"])
         #expect(String(decoding: try file.encoded(), as: UTF8.self)
             == #"{"kind":"statistics","output":"stats","priority":1,"queue":"reports","uniqueFor":3600,"uniqueKey":"daily"}"#)
@@ -122,9 +122,9 @@ struct PriorityTests {
         #expect(error(#"{"kind": "k", "uniqueFor": "1h"}"#)?.contains("needs a `uniqueKey`") == true)
         #expect(error(#"{"kind": "k", "uniqueKey": "u", "uniqueFor": "soon"}"#)?.contains("a duration such as") == true)
         #expect(error(#"{"kind": "k", "uniqueKey": "u", "uniqueFor": 0}"#)?.contains("above 0 s") == true)
-        #expect(try JobFile(data: Data(#"{"kind": "k", "uniqueKey": "u", "uniqueFor": "1h"}"#.utf8)).uniqueFor == 3600)
-        #expect(try JobFile(data: Data(#"{"kind": "k", "uniqueKey": "u", "uniqueFor": "90s"}"#.utf8)).uniqueFor == 90)
-        #expect(try JobFile(data: Data(#"{"kind": "k", "uniqueKey": "u", "uniqueFor": 7.5}"#.utf8)).uniqueFor == 7.5)
+        #expect(try JobFile(data: Data(#"{"kind": "k", "uniqueKey": "u", "uniqueFor": "1h"}"#.utf8)).uniqueFor == .seconds(3600))
+        #expect(try JobFile(data: Data(#"{"kind": "k", "uniqueKey": "u", "uniqueFor": "90s"}"#.utf8)).uniqueFor == .seconds(90))
+        #expect(try JobFile(data: Data(#"{"kind": "k", "uniqueKey": "u", "uniqueFor": 7.5}"#.utf8)).uniqueFor == .milliseconds(7500))
         #expect(try JobFile(data: Data(#"{"kind": "k", "priority": 0, "queue": "q"}"#.utf8)).parameters.isEmpty)
         // A kind's parameters may not take the names.
         for name in ["priority", "queue", "uniqueFor"] {

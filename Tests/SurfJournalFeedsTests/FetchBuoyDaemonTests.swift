@@ -38,7 +38,7 @@ struct FetchBuoyDaemonTests {
         configuration.logLevel = .warning
         let spool = try SpoolDirectory(root: configuration.spoolURL)
         func job(_ id: String, _ url: URL, after: [String] = [], maxAttempts: Int? = nil) throws -> JobFile {
-            try JobFile(kind: FetchBuoyTask.kind, id: id, after: after, maxAttempts: maxAttempts, baseDelay: 0.1, parameters: ["url": .string(url.absoluteString)])
+            try JobFile(kind: FetchBuoyTask.kind, id: id, after: after, maxAttempts: maxAttempts, baseDelay: .milliseconds(100), parameters: ["url": .string(url.absoluteString)])
         }
         let feed = server.url("/42002.rss")
         for file in [

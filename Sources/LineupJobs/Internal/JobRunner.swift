@@ -277,7 +277,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             return
         }
         let policy = settings.withLock { $0.configuration.retry }.overridden(
-            maxAttempts: file?.maxAttempts, baseDelaySeconds: file?.baseDelay)
+            maxAttempts: file?.maxAttempts, baseDelay: file?.baseDelay)
         let record = Record(claimed: claimed, file: file, policy: policy)
         if gate.hasLimits {
             noteClaim(ofKind: file?.kind)
@@ -343,13 +343,13 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         if let key = file.uniqueKey, let period = file.uniqueFor,
             let doneAt = live.values.contains(where: { $0.hasFinishedRunning && $0.file?.uniqueKey == key })
                 ? clock.now() : jobs.lastDone(withUniqueKey: key),
-            doneAt > clock.now().addingTimeInterval(-period)
+            doneAt > clock.now().addingTimeInterval(-period.jobFileSeconds)
         {
             failPermanently(
                 record,
                 JobError(
                     .duplicateJob,
-                    "refused: a job holding uniqueKey `\(key)` was done at \(doneAt.ISO8601Format()), within uniqueFor (\(period == period.rounded() ? "\(Int(period))" : "\(period)") s)",
+                    "refused: a job holding uniqueKey `\(key)` was done at \(doneAt.ISO8601Format()), within uniqueFor (\(Self.secondsText(period)) s)",
                     jobFile: record.claimed.enqueuedFileName, isRetryable: false))
             return
         }
@@ -551,5 +551,11 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         case ...7: .low
         default: .veryLow
         }
+    }
+
+    /// `3600` or `7.5`: a period as a job file says it, in seconds, without a needless fraction.
+    static func secondsText(_ period: Duration) -> String {
+        let seconds = period.jobFileSeconds
+        return seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
     }
 }

@@ -19,8 +19,8 @@ extension DaemonConfiguration {
     /// The time limit of one attempt of `file`'s job: the file's `timeout`, else its kind's,
     /// else the daemon's; nil for no limit.
     func timeLimit(for file: JobFile) -> Duration? {
-        if let seconds = file.timeout {
-            return .seconds(seconds)
+        if let timeout = file.timeout {
+            return timeout
         }
         return timeoutByKind[file.kind] ?? timeout
     }

@@ -98,8 +98,8 @@ struct DaemonHarness {
             return items.compactMap(\.stringValue)
         } ?? []
         let maxAttempts = parameters.removeValue(forKey: "maxAttempts")?.integerValue
-        let baseDelay = parameters.removeValue(forKey: "baseDelay")?.doubleValue
-        let timeout = parameters.removeValue(forKey: "timeout")?.doubleValue
+        let baseDelay = parameters.removeValue(forKey: "baseDelay")?.doubleValue.map(Duration.seconds)
+        let timeout = parameters.removeValue(forKey: "timeout")?.doubleValue.map(Duration.seconds)
         return try spool.enqueue(
             JobFile(kind: kind, id: id, after: after, maxAttempts: maxAttempts, baseDelay: baseDelay, timeout: timeout,
                 parameters: parameters))
