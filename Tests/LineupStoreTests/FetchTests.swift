@@ -188,6 +188,55 @@ import Testing
         #expect(days == [["day": .text("2024-01-01"), "n": .integer(1)], ["day": .text("2024-07-01"), "n": .integer(2)]])
     }
 
+    /// The same groups as a `Decodable` type, as GRDB decodes rows: each property from the value
+    /// of its name; NULL into an optional; a name the request lacks, or NULL into a non-optional
+    /// property, is an error that names it.
+    @Test(arguments: StoreKind.allCases) func groupsDecodeIntoATypeByName(_ store: StoreKind) throws {
+        struct PerLocation: Decodable, Equatable {
+            var location: String
+            var sessions: Int
+            var mean: Double?
+            var best: Int?
+            var lastSession: Date?
+        }
+        struct Misnamed: Decodable {
+            var location: String
+            var session: Int
+        }
+        struct MeanNeeded: Decodable {
+            var mean: Double
+        }
+        let stack = try TemporaryStack(store)
+        let context = stack.container.newTaskContext(name: "seed")
+        let july = Date(timeIntervalSince1970: 1_719_792_000)   // 2024-07-01T00:00:00Z
+        try context.performAndWait {
+            context.insertEntry("A", rating: 4).date = july
+            context.insertEntry("A", rating: 5).date = july
+            context.insertEntry("B", rating: nil)
+            try context.save()
+        }
+        try stack.container.flush()
+        let request = AggregateRequest<Entry>(
+            groupBy: [.property(\.location, as: "location")],
+            aggregates: [.count(as: "sessions"), .average(\.rating, as: "mean"), .maximum(\.rating, as: "best"), .maximum(\.date, as: "lastSession")])
+        let rows = try context.performAndWait { try context.aggregate(request, as: PerLocation.self) }
+        #expect(
+            rows == [
+                PerLocation(location: "A", sessions: 2, mean: 4.5, best: 5, lastSession: july),
+                PerLocation(location: "B", sessions: 1, mean: nil, best: nil, lastSession: nil),
+            ])
+        let misnamed = #expect(throws: DecodingError.self) {
+            try context.performAndWait { try context.aggregate(request, as: Misnamed.self) }
+        }
+        #expect(String(describing: misnamed).contains("no group key or aggregate `session`"), "\(String(describing: misnamed))")
+        let null = #expect(throws: DecodingError.self) {
+            try context.performAndWait {
+                try context.aggregate(AggregateRequest<Entry>(predicate: \.location == "B", aggregates: [.average(\.rating, as: "mean")]), as: MeanNeeded.self)
+            }
+        }
+        #expect(String(describing: null).contains("the aggregate `mean` is NULL, not a Double"), "\(String(describing: null))")
+    }
+
     /// SurfJournal's heights are the strings the surfer typed, and the `statistics` job averages
     /// them: PostgreSQL has no avg of text, so the store reads each as SQLite does.
     @Test(arguments: StoreKind.allCases) func anAverageOfTextReadsEachStringsLeadingNumber(_ store: StoreKind) throws {

@@ -4,8 +4,16 @@
 /// let perLocation = AggregateRequest<JournalEntry>(
 ///     groupBy: [.property(\.location, as: "location")],
 ///     aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")])
-/// let rows = try context.aggregate(perLocation)   // [["location": ..., "sessions": ..., ...]]
+/// struct LocationSummary: Decodable {
+///     var location: String
+///     var sessions: Int
+///     var meanRating: Double?      // nil where no entry of the location has a rating
+/// }
+/// let rows = try context.aggregate(perLocation, as: LocationSummary.self)
 /// ```
+///
+/// ``ManagedObjectContext/aggregate(_:)`` gives the same rows untyped, as dictionaries of
+/// ``StoreValue``.
 ///
 /// As with Core Data's dictionary results, aggregates are computed over the saved rows: unsaved
 /// changes of the context and its ancestors are not included.
@@ -109,5 +117,16 @@ extension ManagedObjectContext {
             groups: request.groupBy.map { ($0.name, $0.grouping) },
             aggregates: request.aggregates.map { ($0.name, $0.function) })
         return try store.aggregate(query, on: storeReader)
+    }
+
+    /// Runs a grouped aggregate over the saved rows, and decodes each group into `Row`: each of
+    /// its properties is read from the group key or aggregate of the same name (the `as:` of the
+    /// request), as an `Int`, `Double`, `String`, `Bool`, `Date`, `Data` or an optional of one;
+    /// an optional property takes nil where the value is NULL (an average of no values).
+    ///
+    /// - Throws: a `DecodingError` naming the property when the request has no value of its name,
+    ///   or one that is not of its type (NULL into a non-optional property).
+    public func aggregate<Object: ManagedObject, Row: Decodable>(_ request: AggregateRequest<Object>, as type: Row.Type) throws -> [Row] {
+        try aggregate(request).map { try Row(from: AggregateRowDecoder(row: $0)) }
     }
 }

@@ -16,19 +16,20 @@ public enum StatisticsCalculator: Sendable {
 
     /// Sessions and mean rating per location and month of the year (UTC).
     static func locationMonths(in context: ManagedObjectContext) throws -> [StatisticsChartData.LocationMonth] {
-        let rows = try context.aggregate(
+        try context.aggregate(
             AggregateRequest<JournalEntry>(
                 predicate: \.location != nil && \.date != nil,
                 groupBy: [.property(\.location, as: "location"), .month(of: \.date, as: "month")],
-                aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")]))
-        return rows.compactMap { row in
-            guard let location = row["location"].flatMap(String.init(storeValue:)),
-                let month = row["month"].flatMap(Int.init(storeValue:))
-            else { return nil }
-            return StatisticsChartData.LocationMonth(
-                location: location, month: month, sessions: row["sessions"].flatMap(Int.init(storeValue:)) ?? 0,
-                meanRating: row["meanRating"].flatMap(Double.init(storeValue:)))
-        }
+                aggregates: [.count(as: "sessions"), .average(\.rating, as: "meanRating")]),
+            as: StatisticsChartData.LocationMonth.self)
+    }
+
+    /// One location's sessions and means, as ``locations(in:months:)``'s aggregate names them.
+    private struct LocationRow: Decodable {
+        var location: String
+        var sessions: Int
+        var meanRating: Double?
+        var meanHeight: Double?
     }
 
     private static func locations(
@@ -40,19 +41,18 @@ public enum StatisticsCalculator: Sendable {
                 groupBy: [.property(\.location, as: "location")],
                 aggregates: [
                     .count(as: "sessions"), .average(\.rating, as: "meanRating"), .average(\.height, as: "meanHeight"),
-                ]))
+                ]),
+            as: LocationRow.self)
         var bestMonths: [String: (month: Int, rating: Double, sessions: Int)] = [:]
         for entry in months {
             guard let rating = entry.meanRating else { continue }
             if let best = bestMonths[entry.location], (best.rating, best.sessions) >= (rating, entry.sessions) { continue }
             bestMonths[entry.location] = (entry.month, rating, entry.sessions)
         }
-        return perLocation.compactMap { row in
-            guard let location = row["location"].flatMap(String.init(storeValue:)) else { return nil }
-            return SurfStatistics.Location(
-                location: location, sessions: row["sessions"].flatMap(Int.init(storeValue:)) ?? 0,
-                meanRating: row["meanRating"].flatMap(Double.init(storeValue:)),
-                meanWaveHeight: row["meanHeight"].flatMap(Double.init(storeValue:)), bestMonth: bestMonths[location]?.month)
+        return perLocation.map { row in
+            SurfStatistics.Location(
+                location: row.location, sessions: row.sessions, meanRating: row.meanRating, meanWaveHeight: row.meanHeight,
+                bestMonth: bestMonths[row.location]?.month)
         }
     }
 

@@ -23,7 +23,7 @@ public struct StatisticsChartData: Sendable, Equatable {
     }
 
     /// Sessions and mean rating of one location in one month of the year (1–12).
-    public struct LocationMonth: Sendable, Equatable {
+    public struct LocationMonth: Sendable, Equatable, Decodable {
         public let location: String
         public let month: Int
         public let sessions: Int
