@@ -169,4 +169,44 @@ import Testing
             #expect(try notesOnDisk(tester) == 2)
         }
     }
+
+    @Test func assertEnqueuedFindsAJobByKindAndASubsetOfItsParameters() async throws {
+        try await withJobTester(model: noteModel, registry: noteRegistry()) { tester in
+            // Enqueued with the data by an inline run: in the spool once its flush is done.
+            _ = try await tester.run("add-note", AddNote(text: "first", followUpWithTheData: "second"))
+            try signUp("ada", client: tester.client, now: tester.clock.now)
+
+            let followUp = try tester.assertEnqueued(kind: "add-note", parameters: ["text": "second"])
+            #expect(followUp.id == nil)
+            // A job with more parameters matches; a typed value matches as the dictionary does.
+            #expect(try tester.assertEnqueued(kind: "add-note", parameters: AddNote(text: "welcome ada")).id == "welcome-ada")
+            try tester.assertEnqueued(kind: "add-note")
+            try tester.assertNotEnqueued(kind: "add-note", parameters: ["text": "third"])
+            try tester.assertNotEnqueued(kind: "no-such-kind")
+
+            let missing = #expect(throws: JobTesterError.self) {
+                try tester.assertEnqueued(kind: "add-note", parameters: ["text": "third"])
+            }
+            // It says what it looked for, and what was there instead.
+            #expect(missing?.description.contains(#"no job add-note with parameters {"text":"third"} is enqueued; enqueued: "#) == true, "\(String(describing: missing))")
+            #expect(missing?.description.contains(#"add-note {"text":"second"}"#) == true, "\(String(describing: missing))")
+            let wrongKind = #expect(throws: JobTesterError.self) { try tester.assertEnqueued(kind: "flaky", parameters: ["text": "second"]) }
+            #expect(wrongKind != nil)
+            let present = #expect(throws: JobTesterError.self) { try tester.assertNotEnqueued(kind: "add-note", parameters: ["text": "second"]) }
+            #expect(present?.description.hasPrefix(#"a job add-note with parameters {"text":"second"} is enqueued"#) == true, "\(String(describing: present))")
+        }
+    }
+
+    @Test func assertEnqueuedComparesNumbersByValueAndNestedObjectsAsSubsets() async throws {
+        try await withJobTester(model: noteModel, registry: noteRegistry()) { tester in
+            try tester.client.enqueue(
+                JobFile(kind: "add-note", parameters: ["text": "n", "limit": 3, "filter": ["station": "41001", "since": 2024]]))
+            try tester.assertEnqueued(kind: "add-note", parameters: ["limit": 3.0] as [String: Double])
+            try tester.assertEnqueued(kind: "add-note", parameters: ["filter": ["station": "41001"]] as [String: [String: String]])
+            #expect(throws: JobTesterError.self) {
+                try tester.assertEnqueued(kind: "add-note", parameters: ["filter": ["station": "41002"]] as [String: [String: String]])
+            }
+            #expect(throws: JobTesterError.self) { try tester.assertEnqueued(kind: "add-note", parameters: ["limit": 4]) }
+        }
+    }
 }
