@@ -9,7 +9,7 @@ public enum ErrorClassification: Sendable {
     /// - `SpoolError`: only I/O errors; a malformed file, a missing or invalid field, a bad
     ///   path or a missing file is bad input.
     /// - `StoreError`: SQLite failures, merge conflicts (another writer won a race), and
-    ///   transient database errors (``LineupStore/StoreError/isTransient``: the server restarted,
+    ///   transient database errors (`StoreError.isTransient`: the server restarted,
     ///   failed over or dropped the connection); validation and other errors are not retried.
     /// - Anything else is retried: the attempts are bounded, and an unknown error is more
     ///   often transient than not.

@@ -101,7 +101,14 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
 
     /// Creates an error.
     ///
-    /// - Parameter isRetryable: nil takes the code's default (``Code/isRetryableByDefault``).
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: a sentence that explains the problem, without the job file (``description``
+    ///     adds it).
+    ///   - jobFile: the job file involved, when known; the runner fills it in for errors thrown
+    ///     by tasks.
+    ///   - isRetryable: nil takes the code's default (``Code/isRetryableByDefault``).
+    ///   - underlying: the error this one wraps, if any.
     public init(
         _ code: Code, _ message: String, jobFile: String? = nil, isRetryable: Bool? = nil,
         underlying: (any Error)? = nil

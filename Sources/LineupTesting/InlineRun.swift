@@ -1,7 +1,7 @@
 public import LineupJobs
 public import LineupSpool
 
-/// How a task run inline by ``JobTester/run(_:)`` ended.
+/// How a task run inline by ``JobTester/run(_:attempt:)`` ended.
 public struct InlineRun: Sendable {
     /// The task's result: succeeded with its outcome, failed with its error, or cancelled.
     public let result: JobTaskResult

@@ -11,12 +11,14 @@ extension JobTester {
     /// try tester.assertEnqueued(kind: "statistics", parameters: ["output": "stats"])
     /// ```
     ///
-    /// It reads the jobs in the spool (``enqueued()``): those a ``JobClient`` wrote, and those a
+    /// It reads the jobs in the spool (``enqueued()``): those a `JobClient` wrote, and those a
     /// task enqueued with its data once the flush that writes them is done (``run(_:attempt:)``
     /// flushes).
     ///
-    /// - Parameter parameters: any `Encodable` that encodes as a JSON object: a dictionary, or
-    ///   the kind's own parameters type.
+    /// - Parameters:
+    ///   - kind: the job kind to look for, e.g. `"statistics"`.
+    ///   - parameters: any `Encodable` that encodes as a JSON object: a dictionary, or
+    ///     the kind's own parameters type.
     /// - Returns: the first matching job, in the order they were enqueued.
     /// - Throws: ``JobTesterError`` naming every job enqueued when none matches.
     @discardableResult

@@ -8,7 +8,9 @@ extension JobTester {
     /// the task works in a private child context of the main context and saves into it; then
     /// the tester flushes the main context to disk. The spool is not involved.
     ///
-    /// - Parameter attempt: which attempt this is (a task that behaves differently on a retry).
+    /// - Parameters:
+    ///   - job: the job to run; without an `id`, it runs as `inline-<random>`.
+    ///   - attempt: which attempt this is (a task that behaves differently on a retry).
     /// - Returns: the result, with the report a daemon would write; a job its factory refuses
     ///   (an unknown kind, bad parameters) comes back failed, with the daemon's error.
     public func run(_ job: JobFile, attempt: Int = 1) async throws -> InlineRun {

@@ -22,7 +22,7 @@ import Logging
 /// }
 /// ```
 ///
-/// - ``run(_:)`` runs one job's task inline, in a child context of the main context as the
+/// - ``run(_:attempt:)`` runs one job's task inline, in a child context of the main context as the
 ///   daemon would, flushes, and returns its outcome and its report.
 /// - ``client`` enqueues as your code would (hand it to the code under test); ``enqueued()``
 ///   lists what is queued, to assert on.
@@ -71,7 +71,7 @@ public final class JobTester: Sendable {
         return container
     }
 
-    /// Where jobs read their input (``JobRequest/resolveInput(_:)``): put the files they need here.
+    /// Where jobs read their input (`JobRequest.resolveInput(_:)`): put the files they need here.
     public var inputDirectory: URL { daemon.configuration.inputDirectory }
 
     /// Where jobs write their output.

@@ -10,10 +10,16 @@ import LineupSpool
 /// directory is removed then.
 ///
 /// - Parameters:
+///   - model: the model of the tester's store.
+///   - registry: the job kinds the daemon runs.
+///   - logger: the daemon's logger; its level is set from the configuration (`warning` unless
+///     `configure` changes it).
 ///   - configure: changes to the daemon's configuration (retry policy, time limits, cron,
 ///     queues…). The tester's defaults: flushes only when the test drains or asks, a spool that
 ///     does not fsync, logs at `warning`.
 ///   - clock: the clock the test moves; by default one that starts now.
+///   - body: the test, given the tester while the daemon runs; what it returns,
+///     `withJobTester` returns.
 /// - Throws: what `body` throws; otherwise what the daemon's start or stop threw.
 public func withJobTester<Result: Sendable>(
     model: ManagedObjectModel, registry: JobRegistry, logger: Logger = Logger(label: "lineup.testing"),

@@ -12,8 +12,11 @@ public protocol JobBrowsing: Sendable {
     /// Applies `action` to the jobs that `query` selects (its cursor and limit aside: a bounded
     /// number of them, with the cursor to go on).
     ///
-    /// - Parameter cancelRunning: asks the daemon that holds a running job to stop it, given
-    ///   its row; false when the job finished meanwhile (it is then counted as skipped).
+    /// - Parameters:
+    ///   - action: what to do to each job: retry, discard or cancel it.
+    ///   - query: the filters that select the jobs.
+    ///   - cancelRunning: asks the daemon that holds a running job to stop it, given
+    ///     its row; false when the job finished meanwhile (it is then counted as skipped).
     func act(
         _ action: JobBulkAction, on query: JobQuery, cancelRunning: @Sendable (JobRow) async throws -> Bool
     ) async throws -> JobBulkOutcome

@@ -136,11 +136,16 @@ public final class JobDaemon: Service, Sendable {
     /// Makes a daemon; nothing happens until ``run()``.
     ///
     /// - Parameters:
+    ///   - configuration: the configuration to start with (``reload()`` replaces it).
+    ///   - registry: the job kinds the daemon runs.
+    ///   - model: the model of the store.
     ///   - logger: the daemon's logger; its level is set from the configuration. Job log lines
     ///     carry `job`, `kind` and `attempt` metadata.
     ///   - database: what opens ``DaemonConfiguration/databaseURL`` when the configuration names
     ///     one (LineupPostgres's `.postgres`); a daemon without one runs on SQLite and the spool,
     ///     and refuses to start on a database.
+    ///   - hooks: what the daemon calls out to: preparing the store, reloading the
+    ///     configuration, the retry jitter, a watchdog (see ``Hooks``).
     public init(
         configuration: DaemonConfiguration, registry: JobRegistry, model: ManagedObjectModel, logger: Logger,
         database: DatabaseDriver? = nil, hooks: Hooks = Hooks()
@@ -219,7 +224,7 @@ public final class JobDaemon: Service, Sendable {
 
     /// Runs until ``requestShutdown()``, a `ServiceGroup`'s graceful shutdown, or cancellation
     /// of the calling task; then shuts down gracefully and returns. Does not handle signals
-    /// (see ``runWithSignalHandling()``).
+    /// (see ``run(handlingSignals:)``).
     ///
     /// - Throws: ``DaemonError`` when the daemon cannot start (configuration, spool, store),
     ///   or when the final flush failed.

@@ -37,7 +37,9 @@ public final class OwnershipLock: Sendable {
 
     /// Takes the lock at `path`, creating the file when needed, without waiting.
     ///
-    /// - Parameter guarding: what the lock guards, as messages name it ("spool", "store").
+    /// - Parameters:
+    ///   - path: the lock file (`<spool>/lock`, `<store>.lock`).
+    ///   - guarding: what the lock guards, as messages name it ("spool", "store").
     /// - Throws: ``DaemonError/Code/alreadyOwned`` naming the holder's pid when another
     ///   process (or another lock in this one) holds it; ``DaemonError/Code/spoolUnavailable``
     ///   or ``DaemonError/Code/storeUnavailable`` when the file cannot be opened.

@@ -8,7 +8,7 @@ import LineupLocking
 ///
 /// It is still an `Operation` on the daemon's `OperationQueue`, with its own private child
 /// context of the main context, and everything ``JobTask`` says holds: the context is saved
-/// into the main context when ``run(in:)`` returns, and rolled back when it throws, when the
+/// into the main context when ``run(in:)-1qlf1`` returns, and rolled back when it throws, when the
 /// task is cancelled, or when it runs past its time limit.
 ///
 /// ```swift
@@ -47,7 +47,7 @@ import LineupLocking
 /// `cancel()`, which the daemon calls at the end of its shutdown grace period, for a time
 /// limit and for `lineup cancel`, also cancels the Swift task: `Task.isCancelled` turns true,
 /// `try Task.checkCancellation()` throws, and cancellation-aware awaits (AsyncHTTPClient's
-/// requests, `Task.sleep`) end early. ``checkCancellation()`` works here too.
+/// requests, `Task.sleep`) end early. ``JobTask/checkCancellation()`` works here too.
 open class AsyncJobTask: JobTask, @unchecked Sendable {
     // @unchecked Sendable: as JobTask's; the one mutable property, `work`, is behind a lock.
 

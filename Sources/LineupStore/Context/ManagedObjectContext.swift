@@ -6,7 +6,7 @@ import LineupLocking
 /// A scratch pad of managed objects, with Core Data's multi-context semantics.
 ///
 /// A context's parent is either the store (the *writer* context) or another context. Everything
-/// a context holds is confined to its serial queue: use it inside ``perform(_:)`` or
+/// a context holds is confined to its serial queue: use it inside ``perform(_:)->()`` or
 /// ``performAndWait(_:)``. ``save()`` pushes the changes exactly one level up. Synchronous waits
 /// only go upward (child → main → writer); what flows downward (merges into children) is
 /// asynchronous, so the stack cannot deadlock.
@@ -22,7 +22,7 @@ import LineupLocking
 /// parent's new snapshot before the child clears its own, so a row moving up the stack during a
 /// look-up is always found at one level or the next.
 ///
-/// Changes are kept as a ``ChangeSet``: immutable segments, one per save, newest first. A
+/// Changes are kept as a `ChangeSet`: immutable segments, one per save, newest first. A
 /// parent accepting a child's save of new rows for which it has no objects takes the child's
 /// segments as they are (no per-row work, and nothing to copy into its published snapshot); only
 /// updates, deletes, rows with uniqueness constraints and rows it has objects for are looked at

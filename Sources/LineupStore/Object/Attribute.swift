@@ -81,6 +81,7 @@ public struct Relationship<Destination: ManagedObject> {
     let deleteRule: DeleteRule
 
     /// - Parameters:
+    ///   - name: the relationship's name in the entity, which the inverse names.
     ///   - inverse: the destination's ``ToMany`` relationship that leads back, if it has one.
     ///   - deleteRule: what deleting this object does to the destination (Core Data's default,
     ///     `.nullify`, has nothing to do: the inverse is derived).

@@ -44,6 +44,7 @@ public struct ToMany<Destination: ManagedObject> {
     let deleteRule: DeleteRule
 
     /// - Parameters:
+    ///   - name: the relationship's name in the entity, which the inverse names.
     ///   - inverse: the destination's to-one ``Relationship`` that leads back.
     ///   - deleteRule: what deleting this object does to the objects it reaches: `.nullify`
     ///     (Core Data's default) sets their inverse to nil, `.cascade` deletes them, `.deny`
