@@ -5,9 +5,6 @@ import LineupSpool
 #if canImport(Glibc)
 import Glibc
 #endif
-#if canImport(SwiftOverlayShims)
-import SwiftOverlayShims  // timespec's fields: a clean build may take the struct from this shim (MemberImportVisibility)
-#endif
 
 /// The job browser over a spool: one directory per state, each job a file.
 ///

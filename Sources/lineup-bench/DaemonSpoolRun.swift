@@ -4,9 +4,6 @@ import LineupSpool
 import LineupStore
 import Logging
 import LineupLocking
-#if canImport(SwiftOverlayShims)
-import SwiftOverlayShims  // timespec's fields: a clean build may take the struct from this shim (MemberImportVisibility)
-#endif
 
 /// What one run of the real daemon over a spool of no-op jobs measured.
 struct DaemonSpoolResult {

@@ -2,9 +2,6 @@ import Foundation
 import LineupStore
 import Synchronization
 import LineupLocking
-#if canImport(SwiftOverlayShims)
-import SwiftOverlayShims  // timespec's fields: a clean build may take the struct from this shim (MemberImportVisibility)
-#endif
 
 /// One heartbeat: when `perform` was called, and how long the block waited for the main
 /// context's queue before it started.

@@ -1,8 +1,5 @@
 import Foundation
 import Synchronization
-#if canImport(SwiftOverlayShims)
-import SwiftOverlayShims  // timespec's fields: a clean build may take the struct from this shim (MemberImportVisibility)
-#endif
 
 /// CPU time used by this process (all threads, user + system, but for a ``BusyCore``'s spinning
 /// thread), and the machine's load: the figures that tell whether a wall-clock result was slowed

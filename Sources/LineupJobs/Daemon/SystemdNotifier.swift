@@ -5,9 +5,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-#if canImport(SwiftOverlayShims)
-import SwiftOverlayShims  // timespec's fields: a clean build may take the struct from this shim (MemberImportVisibility)
-#endif
 
 /// Tells systemd how the daemon is doing (`sd_notify(3)`): ready, reloading, stopping, a status
 /// line, and the watchdog's keep-alive. The protocol is one datagram of `KEY=value` lines on the
