@@ -39,7 +39,7 @@ func fuzzJobFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 private func checkAccepted(_ job: JobFile) {
     expect(!job.kind.isEmpty && job.fields["kind"] == .string(job.kind), "kind \(job.kind.debugDescription)")
     expect(job.maxAttempts.map { $0 >= 1 } ?? true, "maxAttempts \(String(describing: job.maxAttempts))")
-    expect(job.baseDelay.map { $0.isFinite && $0 >= 0 } ?? true, "baseDelay \(String(describing: job.baseDelay))")
+    expect(job.baseDelay.map { $0 >= .zero } ?? true, "baseDelay \(String(describing: job.baseDelay))")
     expect(job.after.allSatisfy { !$0.isEmpty }, "an empty id in after: \(job.after)")
     expect(Set(job.parameters.keys).isDisjoint(with: JobFile.commonFields), "parameters with common fields")
     // What `lineup enqueue` writes must read back as the same job.
