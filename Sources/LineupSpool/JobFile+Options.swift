@@ -38,7 +38,7 @@ extension JobFile {
         var fields = base.fields
         if let priority = options.priority { fields["priority"] = .integer(priority) }
         if let queue = options.queue { fields["queue"] = .string(queue) }
-        if let uniqueFor = options.uniqueFor { fields["uniqueFor"] = .number(uniqueFor.jobFileSeconds) }
+        if let uniqueFor = options.uniqueFor { fields["uniqueFor"] = .number(uniqueFor.timeInterval) }
         // Given trace context replaces the current one, and its tracestate goes with it.
         if options.traceparent != nil || options.tracestate != nil {
             fields["traceparent"] = options.traceparent.map { JSONValue.string($0) }
@@ -60,8 +60,8 @@ extension Duration {
         self = .nanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
     }
 
-    /// The number of seconds a job file writes for the duration.
-    package var jobFileSeconds: Double {
+    /// The duration in seconds: what a job file writes for it, and what `Date` arithmetic takes.
+    package var timeInterval: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -112,8 +112,8 @@ public struct JobFile: Sendable, Hashable {
         if !after.isEmpty { fields["after"] = .array(after.map { .string($0) }) }
         if afterSettled { fields["afterSettled"] = .bool(true) }
         if let maxAttempts { fields["maxAttempts"] = .integer(maxAttempts) }
-        if let baseDelay { fields["baseDelay"] = .number(baseDelay.jobFileSeconds) }
-        if let timeout { fields["timeout"] = .number(timeout.jobFileSeconds) }
+        if let baseDelay { fields["baseDelay"] = .number(baseDelay.timeInterval) }
+        if let timeout { fields["timeout"] = .number(timeout.timeInterval) }
         if let uniqueKey { fields["uniqueKey"] = .string(uniqueKey) }
         if let notBefore { fields["notBefore"] = .string(CommonFields.iso8601Text(notBefore)) }
         try self.init(fields: Self.addingCurrentTraceContext(to: fields), source: nil, path: nil)

@@ -25,7 +25,7 @@ extension JobTester {
     public func assertEnqueued(kind: String, parameters: some Encodable) throws -> JobFile {
         let expected = try Self.jsonObject(parameters)
         let jobs = try enqueued()
-        guard let job = jobs.first(where: { $0.kind == kind && Self.contains($0.parameters, expected) }) else {
+        guard let job = Self.first(in: jobs, kind: kind, holding: expected) else {
             throw JobTesterError(
                 "no job \(kind) with parameters \(Self.text(.object(expected))) is enqueued; enqueued: \(Self.list(jobs))")
         }
@@ -45,7 +45,7 @@ extension JobTester {
     /// - Throws: ``JobTesterError`` naming the job that matched.
     public func assertNotEnqueued(kind: String, parameters: some Encodable) throws {
         let expected = try Self.jsonObject(parameters)
-        if let job = try enqueued().first(where: { $0.kind == kind && Self.contains($0.parameters, expected) }) {
+        if let job = Self.first(in: try enqueued(), kind: kind, holding: expected) {
             throw JobTesterError("a job \(kind) with parameters \(Self.text(.object(expected))) is enqueued: \(Self.list([job]))")
         }
     }
@@ -66,6 +66,11 @@ extension JobTester {
             throw JobTesterError("the expected parameters \(parameters) are not a JSON object")
         }
         return fields
+    }
+
+    /// The first of `jobs` of `kind` whose parameters hold `expected`.
+    private static func first(in jobs: [JobFile], kind: String, holding expected: [String: JSONValue]) -> JobFile? {
+        jobs.first { $0.kind == kind && contains($0.parameters, expected) }
     }
 
     /// Whether `actual` holds every field of `expected` with a value that matches it.

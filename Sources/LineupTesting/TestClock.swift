@@ -2,6 +2,7 @@ public import Foundation
 import Dispatch
 package import LineupJobs
 import LineupLocking
+import LineupSpool
 
 /// The time of a test's jobs, which only the test moves: when a `notBefore` has come, when a
 /// retry's backoff is over, when a cron schedule fires, when an attempt's time limit is up.
@@ -48,7 +49,7 @@ public final class TestClock: Sendable {
     public func advance(by duration: Duration) {
         precondition(duration >= .zero, "a TestClock does not go back")
         let due = state.withLock { state in
-            state.now = state.now.addingTimeInterval(Self.seconds(duration))
+            state.now = state.now.addingTimeInterval(duration.timeInterval)
             let now = state.now
             let due = state.timers.filter { $0.deadline <= now }
             state.timers.removeAll { $0.deadline <= now }
@@ -68,16 +69,12 @@ public final class TestClock: Sendable {
         let runsNow = state.withLock { state in
             guard delay > .zero else { return true }
             state.timers.append(
-                Timer(deadline: state.now.addingTimeInterval(Self.seconds(delay)), sequence: state.nextSequence, queue: queue, action: action))
+                Timer(deadline: state.now.addingTimeInterval(delay.timeInterval), sequence: state.nextSequence, queue: queue, action: action))
             state.nextSequence += 1
             return false
         }
         if runsNow {
             queue.async(execute: action)
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -161,11 +161,11 @@ struct EnqueueCommand: ParsableCommand {
     /// standard error: they go in all the same, and fail alone in the daemon, as the spool promises.
     private func enqueueBulk(from path: String) throws {
         let contents = try read(path)
-        let lines = Self.nonBlankLines(of: contents)
+        let lines = SpoolDirectory.jobLines(ofBulk: contents)
         var invalid = 0
         for (number, line) in lines {
             do {
-                _ = try JobFile(data: Data(line), path: "\(path):\(number)")
+                _ = try JobFile(data: line, path: "\(path):\(number)")
             } catch {
                 invalid += 1
                 FileHandle.standardError.write(Data("warning: \(error.description); that job will fail\n".utf8))
@@ -190,9 +190,9 @@ struct EnqueueCommand: ParsableCommand {
     /// refuses it, named by its line number.
     private func enqueueBatch(from path: String, callback: JobFile) throws {
         var members: [JobFile] = []
-        for (number, line) in Self.nonBlankLines(of: try read(path)) {
+        for (number, line) in SpoolDirectory.jobLines(ofBulk: try read(path)) {
             do {
-                members.append(try JobFile(data: Data(line), path: "\(path):\(number)"))
+                members.append(try JobFile(data: line, path: "\(path):\(number)"))
             } catch {
                 throw CommandFailure("\(error.description); nothing enqueued")
             }
@@ -218,14 +218,6 @@ struct EnqueueCommand: ParsableCommand {
         }
     }
 
-    /// The lines of a JSON Lines file that hold something, with their numbers from 1.
-    private static func nonBlankLines(of contents: Data) -> [(number: Int, line: Data.SubSequence)] {
-        let blank: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")]
-        return contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-            line.contains(where: { !blank.contains($0) }) ? (index + 1, line) : nil
-        }
-    }
-
     /// A duration option (`--timeout`, `--base-delay`, `--unique-for`), more than zero.
     private func positiveDuration(_ text: String?, of option: String) throws -> Duration? {
         guard let text else { return nil }
@@ -246,7 +238,7 @@ struct EnqueueCommand: ParsableCommand {
             return date
         case (nil, let text?):
             let delay = try DaemonConfiguration.duration(text: text, of: "--in")
-            return Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            return Date().addingTimeInterval(delay.timeInterval)
         default:
             throw ValidationError("give --at or --in, not both")
         }

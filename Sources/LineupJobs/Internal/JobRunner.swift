@@ -343,7 +343,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         if let key = file.uniqueKey, let period = file.uniqueFor,
             let doneAt = live.values.contains(where: { $0.hasFinishedRunning && $0.file?.uniqueKey == key })
                 ? clock.now() : jobs.lastDone(withUniqueKey: key),
-            doneAt > clock.now().addingTimeInterval(-period.jobFileSeconds)
+            doneAt > clock.now().addingTimeInterval(-period.timeInterval)
         {
             failPermanently(
                 record,
@@ -555,7 +555,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
 
     /// `3600` or `7.5`: a period as a job file says it, in seconds, without a needless fraction.
     static func secondsText(_ period: Duration) -> String {
-        let seconds = period.jobFileSeconds
+        let seconds = period.timeInterval
         return seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
     }
 }

@@ -112,7 +112,7 @@ public final class JobDatabase: Sendable {
                 position: position, name: submission.name, jobID: file?.id, kind: file?.kind, after: file?.after ?? [], uniqueKey: file?.uniqueKey,
                 contents: submission.contents.base64EncodedString(),
                 notBefore: file?.notBefore?.timeIntervalSince1970, intakeKey: submission.intakeKey,
-                priority: file?.priority ?? JobFile.defaultPriority, uniqueFor: file?.uniqueFor?.jobFileSeconds)
+                priority: file?.priority ?? JobFile.defaultPriority, uniqueFor: file?.uniqueFor?.timeInterval)
         }
         let json = try Self.jsonArgument(rows)
         // One key's enqueuers take turns.
