@@ -8,8 +8,8 @@ import Testing
 /// Synchronous jobs block their threads. Neither the process's Swift tasks (the daemon's loops,
 /// its timers, async jobs, an embedding service's handlers) nor the next jobs may wait for those
 /// threads. On Linux libdispatch's global pools grow by about a thread a second once their
-/// threads block: each attempt runs on a serial queue of its own, whose thread comes at once
-/// (see `BlockingWork`).
+/// threads block: each attempt runs on the runner's own threads, made as they are needed
+/// (see `AttemptThreads`).
 @Suite(.daemonTestTimeLimit) struct BlockingJobsTests {
     @Test func thirtyTwoBlockedJobsStartAtOnceAndDoNotHoldBackTheProcesssSwiftTasks() async throws {
         let release = Latch()

@@ -97,6 +97,8 @@ extension JobRunner {
             settle(record)
         }
         phase = .stopped
+        // A task that ignored its cancellation keeps its thread until it returns.
+        attemptThreads.stop()
         writeStatus()
         resumeWaiters()
         return abandoned

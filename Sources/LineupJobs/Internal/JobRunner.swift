@@ -41,6 +41,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     /// Every queue, the default one first.
     let allQueues: [OperationQueue]
     let committer: GroupCommitter<Storage>
+    /// The threads that run the attempts (see ``AttemptThreads``).
+    let attemptThreads = AttemptThreads(named: "lineup.attempt")
     /// Where the jobs wait and are settled.
     let jobs: Storage
     /// The spool directory that `status.json` is written into (on every back end: it is the host's).
@@ -137,6 +139,10 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         self.queuesByKind = queuesByKind
         self.queuesByName = queuesByName
         self.allQueues = allQueues
+    }
+
+    deinit {
+        attemptThreads.stop()
     }
 
     /// The queue that runs jobs of `kind`.
@@ -532,7 +538,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         // Jobs were claimed by priority; tasks that wait in a queue behind its concurrency are
         // started by it too (the queue knows five levels: ten are folded into them).
         task.queuePriority = Self.queuePriority(of: record.file?.priority ?? JobFile.defaultPriority)
-        task.runOnAQueueOfItsOwn()
+        task.runOnAttemptThreads(attemptThreads)
         operationQueue(for: record.file).addOperation(task)
     }
 

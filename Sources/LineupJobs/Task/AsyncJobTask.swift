@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 public import LineupStore
 import LineupLocking
@@ -30,17 +29,17 @@ import LineupLocking
 ///
 /// ## How the operation waits for its work
 ///
-/// `main()` starts the work as a Swift `Task` of medium priority on the global concurrent
-/// executor and then waits for it, once, on the attempt's own thread. In the daemon that thread
-/// is the one of the attempt's own serial queue (see `BlockingWork`), never one of the threads
-/// that run Swift tasks (on Linux, the default-QoS pool's), and the work never needs it: it runs
-/// on the executor, and its `perform` blocks on the context's queue. So the wait cannot
-/// deadlock, and the executor, which keeps about one thread per core, never loses a thread to
-/// it. It holds one thread per running job, as a synchronous task does, within the queue's
-/// `maxConcurrentOperationCount`.
+/// The attempt starts the work as a Swift `Task` of medium priority on the global concurrent
+/// executor, and no thread waits for it: in the daemon, the attempt's thread goes back to the
+/// runner's threads, and when the work returns, its save into the main context runs through
+/// the context's async `perform`, and the rest of the attempt (the report) on the runner's
+/// threads again. The job holds its slot in the queue's `maxConcurrentOperationCount` until
+/// then, as a synchronous task does, but not a thread while it awaits.
 ///
-/// Do not call `start()` yourself from async code: that wait would then block a thread of the
-/// pool. The daemon and the test kit start tasks on threads of their own.
+/// A task started by hand is a synchronous `Operation`: `start()` returns once it has finished,
+/// so the caller's thread waits for the work. Do not call `start()` yourself from async code:
+/// that wait would block a thread of the pool that runs Swift tasks, which the work itself
+/// needs. The test kit starts tasks on a thread of its own.
 ///
 /// ## Cancellation
 ///
@@ -76,20 +75,29 @@ open class AsyncJobTask: JobTask, @unchecked Sendable {
         work.withLock { $0 }?.cancel()
     }
 
-    override func runAndKeepWork(in context: ManagedObjectContext) throws -> JobOutcome {
-        let finished = DispatchSemaphore(value: 0)
-        let result = Locked<Result<JobOutcome, any Error>?>(nil)
-        // Medium, not the utility priority of the operation's thread: see "How the operation
-        // waits for its work".
+    override func runAndKeepWork(
+        in context: ManagedObjectContext, then finish: @escaping @Sendable (Result<JobOutcome, any Error>) -> Void
+    ) {
+        let threads = attemptThreads
+        // Medium, a Swift task's default, rather than the utility quality of service of the
+        // attempt's thread, which the task would inherit.
         let task = Task(priority: .medium) {
             let outcome: Result<JobOutcome, any Error>
             do {
-                outcome = .success(try await run(in: context))
+                let kept = try await run(in: context)
+                try await context.perform { try self.keepWork(of: context) }
+                outcome = .success(kept)
             } catch {
                 outcome = .failure(error)
             }
-            result.withLock { $0 = outcome }
-            finished.signal()
+            work.withLock { $0 = nil }
+            // What follows writes the report and may roll the context back: blocking work, for
+            // the attempt's threads rather than the pool that runs Swift tasks.
+            if let threads {
+                threads.run { finish(outcome) }
+            } else {
+                finish(outcome)
+            }
         }
         work.withLock { $0 = task }
         // cancel() reads `work` after it sets isCancelled: whichever of the two comes second
@@ -97,16 +105,5 @@ open class AsyncJobTask: JobTask, @unchecked Sendable {
         if isCancelled {
             task.cancel()
         }
-        // The one wait: see "How the operation waits for its work".
-        finished.wait()
-        work.withLock { $0 = nil }
-        guard let outcome = result.withLock({ $0 }) else {
-            preconditionFailure("the work signalled before it stored its result")
-        }
-        let kept = try outcome.get()
-        try context.performAndWait {
-            try keepWork(of: context)
-        }
-        return kept
     }
 }

@@ -73,9 +73,11 @@ open class JobTask: Operation, @unchecked Sendable {
         var isKeepingWork = false
         /// The attempt's span to begin and end around the work; nil unless a tracer is bootstrapped.
         var attemptTracing: AttemptTracing?
-        /// Set by the runner before it queues the task (``runOnAQueueOfItsOwn()``): where the task
-        /// is in its asynchronous run. Nil for a task started on the caller's thread.
+        /// Set by the runner before it queues the task (``runOnAttemptThreads(_:)``): where the
+        /// task is in its asynchronous run. Nil for a task started on the caller's thread.
         var asynchronousPhase: AsynchronousPhase?
+        /// The threads that run the attempt of a task the runner queued; nil for one started by hand.
+        var attemptThreads: AttemptThreads?
     }
 
     /// An asynchronous task's phases, as `Operation` reports them to its queue.
@@ -167,16 +169,16 @@ open class JobTask: Operation, @unchecked Sendable {
 
     /// Starts the task. Started by hand (`lineup run`, the test kit), it runs on the caller's
     /// thread and has finished when `start()` returns, as a synchronous `Operation` does. Queued
-    /// by the daemon, it is asynchronous: `start()` hands the attempt to a serial Dispatch queue
-    /// of its own and returns at once (see `BlockingWork` for why), and the task tells its
+    /// by the daemon, it is asynchronous: `start()` hands the attempt to the runner's own threads
+    /// (see `AttemptThreads` for why) and returns at once, and the task tells its
     /// `OperationQueue` when it has finished, which frees its slot.
     ///
-    /// A task cancelled before it started never runs `main()`; its queue still starts it, to
+    /// A task cancelled before it started never runs its attempt; its queue still starts it, to
     /// finish it, and `onFinish` hears of that here. (Not from `completionBlock`: corelibs
     /// dispatches every operation's completion block onto a global queue, a thread hop for each
     /// job.)
     public final override func start() {
-        guard state.withLock({ $0.asynchronousPhase }) != nil else {
+        guard let threads = state.withLock({ $0.attemptThreads }) else {
             super.start()
             reportFinishedWithoutRunning()
             return
@@ -187,9 +189,8 @@ open class JobTask: Operation, @unchecked Sendable {
             return
         }
         enterPhase(.executing)
-        BlockingWork.queue(named: name ?? "lineup.attempt").async {
-            self.main()
-            self.enterPhase(.finished)
+        threads.run {
+            self.attempt { self.enterPhase(.finished) }
         }
     }
 
@@ -222,70 +223,107 @@ open class JobTask: Operation, @unchecked Sendable {
         finishedWithoutRunning?(self)
     }
 
-    /// Runs the attempt: see the type's documentation. Not overridable; override ``run(in:)``.
+    /// Runs the attempt on the caller's thread (a task started by hand): see the type's
+    /// documentation. Not overridable; override ``run(in:)``.
+    ///
+    /// A synchronous `Operation` has finished when `main()` returns, so for an ``AsyncJobTask``,
+    /// whose work goes on after ``attempt(then:)`` returns, the caller's thread waits for it here.
+    /// Only here: in the daemon, no thread waits for an async task's work.
     public final override func main() {
+        let finished = Locked(false)
+        attempt { finished.withLock { $0 = true } }
+        finished.withLock(when: { $0 }) { _ in }
+    }
+
+    /// Runs the attempt, announces its start and its end (``onStart(_:)``, ``onFinish(_:)``),
+    /// and then calls `whenFinished`: before it returns for a task whose work is synchronous,
+    /// after the last await of its work for an ``AsyncJobTask``.
+    private func attempt(then whenFinished: @escaping @Sendable () -> Void) {
         let (onStart, tracing) = state.withLock { state in
             state.startedAt = Date()
             return (state.onStart, state.attemptTracing)
         }
         onStart?(self)
-        let result: JobTaskResult
-        if let tracing {
-            let span = tracing.start()
-            result = ServiceContext.$current.withValue(span.context) { execute() }
-            AttemptTracing.end(span, with: result)
+        let span = tracing?.start()
+        let finish: @Sendable (JobTaskResult) -> Void = { result in
+            if let span {
+                AttemptTracing.end(span, with: result)
+            }
+            let onFinish = self.state.withLock { state in
+                state.result = result
+                state.finishedAt = Date()
+                return state.onFinish
+            }
+            onFinish?(self)
+            whenFinished()
+        }
+        if let span {
+            // An async task's work, started inside, inherits the span as its task-local context.
+            ServiceContext.$current.withValue(span.context) { execute(then: finish) }
         } else {
-            result = execute()
+            execute(then: finish)
         }
-        let onFinish = state.withLock { state in
-            state.result = result
-            state.finishedAt = Date()
-            return state.onFinish
-        }
-        onFinish?(self)
     }
 
-    private func execute() -> JobTaskResult {
+    private func execute(then finish: @escaping @Sendable (JobTaskResult) -> Void) {
         if isCancelled {
             if let stopReason = state.withLock({ $0.stopReason }) {
-                return .failed(error(for: stopReason))
+                finish(.failed(error(for: stopReason)))
+            } else {
+                finish(.cancelled)
             }
-            return .cancelled
+            return
         }
         let context = request.container.newTaskContext(name: request.jobID)
-        do {
-            return .succeeded(try runAndKeepWork(in: context))
-        } catch {
-            let kept = context.performAndWait { () -> Int in
-                context.rollback()
-                context.reset()
-                return context.savedRowChangeCount
-            }
-            let stopReason = state.withLock { state in
-                state.keptRowChanges = kept
-                return state.stopReason
-            }
-            if let stopReason {
-                return .failed(self.error(for: stopReason))
-            }
-            if isCancelled {
-                return .cancelled
-            }
-            if let jobError = error as? JobError {
-                return .failed(jobError.naming(jobFile: request.jobFilePath))
-            }
-            return .failed(error)
+        runAndKeepWork(in: context) { outcome in
+            finish(self.result(of: outcome, in: context))
         }
     }
 
-    /// Runs the work in `context` and, when it returns, keeps it: saves the context into the
-    /// main context. ``AsyncJobTask`` overrides this to run its async work.
-    func runAndKeepWork(in context: ManagedObjectContext) throws -> JobOutcome {
-        try context.performAndWait { () throws -> JobOutcome in
-            let outcome = try run(in: context)
-            try keepWork(of: context)
-            return outcome
+    /// The attempt's result; for a failure, after its context is rolled back.
+    private func result(of outcome: Result<JobOutcome, any Error>, in context: ManagedObjectContext) -> JobTaskResult {
+        let error: any Error
+        switch outcome {
+        case let .success(kept):
+            return .succeeded(kept)
+        case let .failure(failure):
+            error = failure
         }
+        let kept = context.performAndWait { () -> Int in
+            context.rollback()
+            context.reset()
+            return context.savedRowChangeCount
+        }
+        let stopReason = state.withLock { state in
+            state.keptRowChanges = kept
+            return state.stopReason
+        }
+        if let stopReason {
+            return .failed(self.error(for: stopReason))
+        }
+        if isCancelled {
+            return .cancelled
+        }
+        if let jobError = error as? JobError {
+            return .failed(jobError.naming(jobFile: request.jobFilePath))
+        }
+        return .failed(error)
+    }
+
+    /// Runs the work in `context` and, when it returns, keeps it (saves the context into the
+    /// main context), then calls `finish` with the outcome, here before it returns.
+    /// ``AsyncJobTask`` overrides this to run its async work.
+    func runAndKeepWork(
+        in context: ManagedObjectContext, then finish: @escaping @Sendable (Result<JobOutcome, any Error>) -> Void
+    ) {
+        finish(
+            Result {
+                try context.performAndWait { () throws -> JobOutcome in
+                    let outcome = try run(in: context)
+                    try keepWork(of: context)
+                    return outcome
+                }
+            })
     }
 
     /// The end of a successful attempt, on the context's queue. Past these checks the work is
@@ -361,10 +399,19 @@ open class JobTask: Operation, @unchecked Sendable {
 
     // MARK: - Runner hooks
 
-    /// Makes the task asynchronous: `start()` runs the attempt on a serial queue of its own
-    /// instead of the thread that starts it. The runner calls it before it queues the task.
-    func runOnAQueueOfItsOwn() {
-        state.withLock { $0.asynchronousPhase = .waiting }
+    /// Makes the task asynchronous: `start()` runs the attempt on `threads` instead of the
+    /// thread that starts it. The runner calls it before it queues the task.
+    func runOnAttemptThreads(_ threads: AttemptThreads) {
+        state.withLock { state in
+            state.attemptThreads = threads
+            state.asynchronousPhase = .waiting
+        }
+    }
+
+    /// Where an async task's work comes back to once its last await is over: the runner's
+    /// threads, or nil for a task started by hand (it ends on the Swift task then).
+    var attemptThreads: AttemptThreads? {
+        state.withLock { $0.attemptThreads }
     }
 
     /// Gives the attempt a span, begun when `main()` begins and ended with its result.
