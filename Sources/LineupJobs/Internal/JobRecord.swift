@@ -22,13 +22,26 @@ final class JobRecord<Held: HeldJob> {
         case awaitingFlush(FinishedJob<Held>)
         /// Settled: done, failed or released.
         case settled
+
+        /// The stage, without what it holds.
+        var stage: JobStage {
+            switch self {
+            case .claimed: .claimed
+            case .waitingForDependencies: .waitingForDependencies
+            case .queued: .queued
+            case .waitingForRetry: .waitingForRetry
+            case .awaitingFlush: .awaitingFlush
+            case .settled: .settled
+            }
+        }
     }
 
     /// The claimed file; it changes name when a failed attempt is counted.
     var claimed: Held
     let file: JobFile?
     let jobID: String
-    var state: State = .claimed
+    /// Where the job is; changed by ``move(to:)`` alone.
+    private(set) var state: State = .claimed
     var attempt = 0
     var policy: RetryPolicy
     /// The first attempt's task, made at claim time to validate the parameters at once.
@@ -52,6 +65,15 @@ final class JobRecord<Held: HeldJob> {
     }
 
     var name: String { claimed.name }
+
+    /// Takes the job to its next stage: one of the moves of ``JobStage/moves``, the table that
+    /// "How a job travels" shows. Any other is a bug of the runner's.
+    func move(to next: State) {
+        assert(
+            JobStage.allows(from: state.stage, to: next.stage),
+            "job \(jobID): the runner has no move from \(state.stage) to \(next.stage)")
+        state = next
+    }
 
     /// What the runner knows the job by: its claim, which no other job shares.
     var claim: String { claimed.claim }

@@ -42,7 +42,7 @@ extension JobRunner {
             handleFailure(record, discarded)
         case let (.succeeded(outcome), nil):
             guard let finished else { preconditionFailure("a successful task reached the coordinator without its report") }
-            record.state = .awaitingFlush(finished)
+            record.move(to: .awaitingFlush(finished))
             acknowledgements.finished(record)
             events.emit(.jobFinished(record.info))
             logger.info(
@@ -115,7 +115,7 @@ extension JobRunner {
             logger.error(
                 "cannot count a failed attempt in the job's file name", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
         }
-        record.state = .waitingForRetry
+        record.move(to: .waitingForRetry)
         events.emit(.retryScheduled(record.info, delay: delay, error: reason))
         logger.warning(
             "job attempt failed; retrying",
@@ -174,7 +174,7 @@ extension JobRunner {
     /// now, or fail, after the job's own settlement is announced. The job storage tells already
     /// how it was settled (done, failed), or, for a job given back, that it was not.
     func settle(_ record: Record, then announce: () -> Void = {}) {
-        record.state = .settled
+        record.move(to: .settled)
         record.preparedTask = nil
         live[record.claim] = nil
         announce()

@@ -429,7 +429,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         let awaited = inHand.union(unknown)
         let wasParked = !dependencies.awaitedIDs(of: record.claim).isEmpty
         dependencies.park(record.claim, on: awaited, inHand: !inHand.isEmpty)
-        record.state = .waitingForDependencies(unresolved: awaited)
+        record.move(to: .waitingForDependencies(unresolved: awaited))
         if !wasParked {
             events.emit(.jobWaitingForDependencies(record.info, ids: awaited.sorted()))
             logger.info(
@@ -533,7 +533,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         if let tracing {
             task.traceAttempt(tracing.attempt(jobID: record.jobID, name: record.name, file: record.file, attempt: record.attempt))
         }
-        record.state = .queued(task)
+        record.move(to: .queued(task))
         queuedTaskCount += 1
         // Jobs were claimed by priority; tasks that wait in a queue behind its concurrency are
         // started by it too (the queue knows five levels: ten are folded into them).
