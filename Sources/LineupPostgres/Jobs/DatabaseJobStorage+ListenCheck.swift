@@ -50,7 +50,7 @@ extension DatabaseJobStorage {
                 return
             }
             ticks.asyncAfter(deadline: .now() + Self.listenCheckTimeout.dispatchInterval) { [weak self] in
-                guard let self, isTicking.withLock({ $0 }) else { return }
+                guard let self, isStarted.withLock({ $0 }) else { return }
                 guard !heard.withLock({ $0 }) else {
                     logger.debug("notifications reach the listener", metadata: ["listening": "\(listener.location)"])
                     return

@@ -44,8 +44,8 @@ final class DatabaseJobStorage: SharedJobQueue {
     private let mustStop: @Sendable (DaemonError) -> Void
     /// Heartbeats, rescues and polls, on a queue of their own: never the coordinator's.
     let ticks = DispatchQueue(label: "lineup.jobs.lease")
-    /// Whether the ticks go on (``start(pollInterval:hint:)`` to ``stop()``).
-    let isTicking = Locked(false)
+    /// Whether it is started (``startListening(pollInterval:hint:)`` to ``stop()``).
+    let isStarted = Locked(false)
     private let lastHeartbeat = Locked(ContinuousClock.now)
     /// The connection that listens for new jobs and cancellation requests; made again by a tick
     /// once the server dropped it (a restart, a failover), since its notifications stop with it.
@@ -133,20 +133,24 @@ final class DatabaseJobStorage: SharedJobQueue {
 
     // MARK: - Waking and leasing
 
-    /// Starts listening for new jobs and the ticks that renew the lease, take jobs back from
-    /// daemons whose lease ran out, and poll (a notification is lost with its connection):
-    /// `hint` is called when jobs may be due.
-    func start(pollInterval: Duration, hint: @escaping @Sendable () -> Void) {
+    /// Starts listening for new jobs and cancellation requests: `hint` is called when jobs may
+    /// be due. A connection that cannot listen leaves the daemon on its ticks' polls.
+    func startListening(pollInterval: Duration, hint: @escaping @Sendable () -> Void) {
+        isStarted.withLock { $0 = true }
         do {
             try listen(hint: hint)
             if let session = listener.withLock({ $0 }) {
-                checkNotificationsArrive(at: session, pollInterval: min(pollInterval, lease / 3))
+                checkNotificationsArrive(at: session, pollInterval: tickInterval(polling: pollInterval))
             }
         } catch {
             logger.warning("cannot listen for new jobs; polling only", metadata: ["database": "\(location)", "error": "\(error)"])
         }
-        isTicking.withLock { $0 = true }
-        tick(every: min(pollInterval, lease / 3), hint: hint)
+    }
+
+    /// How often the ticks come: as often as the daemon polls, and at least three times a
+    /// lease, so that a tick that fails once does not lose it.
+    func tickInterval(polling pollInterval: Duration) -> Duration {
+        min(pollInterval, lease / 3)
     }
 
     /// Opens the listening connection and listens on both channels.
@@ -183,32 +187,41 @@ final class DatabaseJobStorage: SharedJobQueue {
         }
     }
 
-    private func tick(every interval: Duration, hint: @escaping @Sendable () -> Void) {
-        ticks.asyncAfter(deadline: .now() + interval.dispatchInterval) { [weak self] in
-            guard let self, self.isTicking.withLock({ $0 }) else { return }
-            self.renewLease()
-            self.listenAgainIfDropped(hint: hint)
-            self.landPendingSettles()
-            do {
-                try self.rescueExpiredClaims()
-                try self.failDependencyCycles()
-                try self.failUnknownDependencies()
-            } catch {
-                // The next tick tries again; a lease that is not renewed in time stops the daemon.
-                self.logger.warning("the job storage's tick failed", metadata: ["database": "\(self.location)", "error": "\(error)"])
+    /// One tick, on the ticks' queue (its statements block): renews the lease, listens again if
+    /// the listening connection was lost, lands the settles that could not reach the database,
+    /// takes jobs back from daemons whose lease ran out, fails jobs whose `after` list can never
+    /// be met, and polls: jobs may have come due (`notBefore`), or come with a notification lost.
+    /// ``JobLeaseService`` calls it, once per ``tickInterval(polling:)``.
+    func tick(hint: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            ticks.async {
+                self.tickNow(hint: hint)
+                continuation.resume()
             }
-            // The poll: jobs may have come due (`notBefore`), or come with a notification lost.
-            self.cancellationsMayWait.withLock { $0 = true }
-            hint()
-            self.tick(every: interval, hint: hint)
         }
     }
 
-    /// Stops the ticks and gives up the lease: jobs still claimed (tasks that ignored
+    private func tickNow(hint: @escaping @Sendable () -> Void) {
+        renewLease()
+        listenAgainIfDropped(hint: hint)
+        landPendingSettles()
+        do {
+            try rescueExpiredClaims()
+            try failDependencyCycles()
+            try failUnknownDependencies()
+        } catch {
+            // The next tick tries again; a lease that is not renewed in time stops the daemon.
+            logger.warning("the job storage's tick failed", metadata: ["database": "\(location)", "error": "\(error)"])
+        }
+        cancellationsMayWait.withLock { $0 = true }
+        hint()
+    }
+
+    /// Gives up the lease, once the ticks have ended: jobs still claimed (tasks that ignored
     /// cancellation) are taken back at once, as from a daemon that died.
     func stop() {
-        isTicking.withLock { $0 = false }
-        // A tick under way ends first.
+        isStarted.withLock { $0 = false }
+        // A listen check under way ends first.
         ticks.sync {}
         let session = listener.withLock { session in
             defer { session = nil }

@@ -18,10 +18,14 @@ struct JobLeaseService: Service, CustomStringConvertible {
     var description: String { "job lease" }
 
     func run() async {
-        jobs.start(pollInterval: pollInterval, hint: hint)
+        jobs.startListening(pollInterval: pollInterval, hint: hint)
         // Jobs inserted before the listening began sent a notification nobody heard.
         hint()
-        try? await gracefulShutdown()
+        let interval = jobs.tickInterval(polling: pollInterval)
+        let (jobs, hint) = (jobs, hint)
+        await RecurringService(name: "job lease ticks", worksAtStart: false, pause: { interval }) {
+            await jobs.tick(hint: hint)
+        }.run()
         if givesUpLease() {
             jobs.stop()
         }

@@ -4,15 +4,26 @@ import ServiceLifecycle
 /// `pause()` (read anew each time, so that a reload changes it), over and over, until the
 /// service group shuts down gracefully or cancels it. Work under way when that happens ends
 /// first; only the sleep is cut short.
-struct RecurringService: Service {
+///
+/// The one timer loop of the daemon's background work: the database's lease ticks run in one too.
+package struct RecurringService: Service {
     /// For logs and the group's messages.
-    let name: String
+    package let name: String
     /// Whether `work` runs once at start, before the first pause.
-    let worksAtStart: Bool
-    let pause: @Sendable () -> Duration
-    let work: @Sendable () async -> Void
+    package let worksAtStart: Bool
+    package let pause: @Sendable () -> Duration
+    package let work: @Sendable () async -> Void
 
-    func run() async {
+    package init(
+        name: String, worksAtStart: Bool, pause: @escaping @Sendable () -> Duration, work: @escaping @Sendable () async -> Void
+    ) {
+        self.name = name
+        self.worksAtStart = worksAtStart
+        self.pause = pause
+        self.work = work
+    }
+
+    package func run() async {
         if worksAtStart {
             await work()
         }
@@ -28,5 +39,5 @@ struct RecurringService: Service {
 }
 
 extension RecurringService: CustomStringConvertible {
-    var description: String { name }
+    package var description: String { name }
 }
