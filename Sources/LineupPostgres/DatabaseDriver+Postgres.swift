@@ -17,9 +17,7 @@ extension DatabaseDriver {
                     database: database, listenURL: configuration.listenDatabaseURL, lease: configuration.lease,
                     poisonThreshold: configuration.maxInterruptions, dependencyWaitTimeout: configuration.dependencyWaitTimeout,
                     logger: logger,
-                    queueOfKind: configuration.queues.reduce(into: [:]) { map, queue in
-                        for kind in queue.value.kinds { map[kind] = queue.key }
-                    },
+                    routing: configuration.routing,
                     mustStop: mustStop)
             } catch {
                 database.close()

@@ -15,7 +15,8 @@ import NIOCore
 /// | `GET /api/daemons` | on a database, every daemon with its lease; on a spool, `null` |
 ///
 /// `state` and `kind` take a comma-separated list; `queue` a queue's name, or `default` for the
-/// kinds that no named queue runs; the times are ISO 8601 (`2026-11-27T01:00:00Z`).
+/// jobs that run in no named queue (``LineupJobs/QueueRouting``: a job runs in the queue its file
+/// names, else in its kind's), which is also each row's `queue`; the times are ISO 8601 (`2026-11-27T01:00:00Z`).
 extension Dashboard {
     /// The largest body a bulk action reads: its filters.
     static let maximumBulkBody = 8 * 1_024
@@ -30,10 +31,8 @@ extension Dashboard {
         route(router, reads, "/api/jobs", .get) { request, _ in
             let browser = try jobBrowser()
             let query = try jobQuery(Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { $1 })
-            var page = try await Self.answering { try await browser.page(query) }
-            for index in page.jobs.indices {
-                page.jobs[index].queue = page.jobs[index].kind.flatMap(daemon.configuration.queueName(forKind:))
-            }
+            // Each row's queue is the browser's, by the query's routing.
+            let page = try await Self.answering { try await browser.page(query) }
             return try Self.json(page)
         }
         route(router, actions, "/api/jobs/bulk", .post) { request, _ in
@@ -107,16 +106,17 @@ extension Dashboard {
             }
             if !states.contains(state) { states.append(state) }
         }
-        var kinds = list("kind").map(Set.init)
-        var excluded: Set<String> = []
+        let kinds = list("kind").map(Set.init)
+        let routing = daemon.configuration.routing
+        var queueFilter: JobQuery.QueueFilter?
         if let queue = fields["queue"], !queue.isEmpty {
-            let queues = daemon.configuration.queues
-            if let named = queues[queue] {
-                kinds = (kinds ?? named.kinds).intersection(named.kinds)
+            if routing.queueNames.contains(queue) {
+                queueFilter = .named(queue)
             } else if queue == "default" {
-                excluded = Set(queues.values.flatMap(\.kinds))
+                queueFilter = .defaultQueue
             } else {
-                throw HTTPError(.badRequest, message: "no queue \(queue.debugDescription): the daemon's are default, \(queues.keys.sorted().joined(separator: ", "))")
+                throw HTTPError(
+                    .badRequest, message: "no queue \(queue.debugDescription): the daemon's are default, \(routing.queueNames.sorted().joined(separator: ", "))")
             }
         }
         var limit = 50
@@ -127,7 +127,7 @@ extension Dashboard {
             limit = value
         }
         return JobQuery(
-            states: states, kinds: kinds, excludedKinds: excluded, search: fields["q"].flatMap { $0.isEmpty ? nil : $0 },
+            states: states, kinds: kinds, queue: queueFilter, routing: routing, search: fields["q"].flatMap { $0.isEmpty ? nil : $0 },
             enqueuedAfter: try date("enqueuedAfter"), enqueuedBefore: try date("enqueuedBefore"),
             finishedAfter: try date("finishedAfter"), finishedBefore: try date("finishedBefore"),
             cursor: fields["after"].flatMap { $0.isEmpty ? nil : $0 }, limit: limit)

@@ -16,6 +16,8 @@ import Glibc
 /// - with no filter but the state, opens only its own jobs: one report for a done or failed
 ///   job (which holds the id, the kind and the times), the job file for a queued or running
 ///   one, and one `stat` for the enqueue time (a file's time, which the spool's renames keep);
+/// - with named queues, also the job file of a done or failed job, for the queue it names,
+///   which with its kind says the queue it ran in (``LineupJobs/QueueRouting``);
 /// - with a filter that the name cannot answer (a kind or queue, an id, a finish time), opens
 ///   or `stat`s one file per job it considers, and stops after ``filterBudget`` of them
 ///   with a cursor to go on from: a page may then hold fewer jobs than asked, or none, and
@@ -99,6 +101,8 @@ struct SpoolJobBrowser: JobBrowsing {
         var row: JobRow
         var hasContents = false
         var hasEnqueueTime = false
+        /// The queue its job file names (`queue`).
+        var namedQueue: String?
     }
 
     /// The jobs of the page that `query` asks for, with the cursor of the next page and how many
@@ -148,8 +152,9 @@ struct SpoolJobBrowser: JobBrowsing {
         let search = query.search.flatMap { $0.isEmpty ? nil : $0 }
         let nameMatches = search.map { entry.name.localizedCaseInsensitiveContains($0) } ?? true
         if query.filtersOnKind || !nameMatches || query.filtersOnFinishTime {
-            readContents(&candidate, examined: &examined)
-            guard query.admits(kind: candidate.row.kind), query.admits(finishedAt: candidate.row.finishedAt) else { return nil }
+            readContents(&candidate, examined: &examined, routing: query.routing)
+            guard query.admits(kind: candidate.row.kind, namedQueue: candidate.namedQueue), query.admits(finishedAt: candidate.row.finishedAt)
+            else { return nil }
             if !nameMatches {
                 guard let search, let id = candidate.row.id, id.localizedCaseInsensitiveContains(search) else { return nil }
             }
@@ -158,18 +163,25 @@ struct SpoolJobBrowser: JobBrowsing {
             readEnqueueTime(&candidate, examined: &examined)
             guard query.admits(enqueuedAt: candidate.row.enqueuedAt) else { return nil }
         }
-        readContents(&candidate, examined: &examined)
+        readContents(&candidate, examined: &examined, routing: query.routing)
         readEnqueueTime(&candidate, examined: &examined)
+        candidate.row.queue = query.routing.queue(forJobNamed: candidate.namedQueue, kind: candidate.row.kind)
         return candidate.row
     }
 
     /// Reads the one file that says what the job is: the report of a settled job (it names the
-    /// id, the kind and the times), the job file of a queued or running one.
-    private func readContents(_ candidate: inout Candidate, examined: inout Int) {
+    /// id, the kind and the times), the job file of a queued or running one. With named queues,
+    /// a settled job's file too, for the queue it names: a job runs in that queue, not
+    /// necessarily its kind's (``LineupJobs/QueueRouting``).
+    private func readContents(_ candidate: inout Candidate, examined: inout Int, routing: QueueRouting) {
         guard !candidate.hasContents else { return }
         candidate.hasContents = true
         let entry = candidate.entry
         examined += 1
+        if entry.state == .done || entry.state == .failed, !entry.isBulk, !routing.queueNames.isEmpty {
+            examined += 1
+            candidate.namedQueue = spool.jobFile(of: entry)?.queue
+        }
         switch entry.state {
         case .done where !entry.isBulk:
             guard let report = try? spool.resultReport(for: entry) else { return }
@@ -193,6 +205,7 @@ struct SpoolJobBrowser: JobBrowsing {
             guard !entry.isBulk, let file = spool.jobFile(of: entry) else { return }
             candidate.row.id = file.id
             candidate.row.kind = file.kind
+            candidate.namedQueue = file.queue
         }
     }
 

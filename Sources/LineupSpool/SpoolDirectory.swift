@@ -155,8 +155,9 @@ public final class SpoolDirectory: Sendable {
     package let now: @Sendable () -> Date
     /// The bulk files claimed, whose lines are being handed out (see `SpoolDirectory+Bulk.swift`).
     let bulks = Locked(BulkBook())
-    /// The kinds of the job files in `new/` read by ``claimNext(admittingKind:)``, by file name.
-    let queuedKinds = Locked<[String: String?]>([:])
+    /// The kinds and named queues of the job files in `new/` read by ``claimNext(admitting:)``,
+    /// by file name.
+    let queuedRoutes = Locked<[String: QueuedRoute]>([:])
 
     /// Opens the spool at `root`, creating the directory and its five subdirectories when
     /// they are missing.
@@ -271,14 +272,14 @@ public final class SpoolDirectory: Sendable {
     /// A bulk file (`*.jobs.jsonl`) is claimed whole, and its lines are handed out one at a
     /// time as jobs of their own (``ClaimedJob/bulkLine``), before the next file is claimed.
     public func claimNext() throws(SpoolError) -> ClaimedJob? {
-        try claimNext(admittingKind: nil)
+        try claimNext(admitting: nil)
     }
 
-    /// Claims as ``claimNext()`` does, leaving in `new/` the single job files whose kind
-    /// `admittingKind` refuses (a paused kind, a kind at its limit): they are read, not claimed,
-    /// and their kinds remembered while they stay there. Bulk files are claimed whole, whatever
-    /// their lines' kinds.
-    public func claimNext(admittingKind: ((String?) -> Bool)?) throws(SpoolError) -> ClaimedJob? {
+    /// Claims as ``claimNext()`` does, leaving in `new/` the single job files that `admitting`
+    /// refuses, given their kind and the queue they name (a paused kind or queue, one at its
+    /// limit): they are read, not claimed, and what was read is remembered while they stay
+    /// there. Bulk files are claimed whole, whatever their lines' kinds.
+    public func claimNext(admitting: ((_ kind: String?, _ namedQueue: String?) -> Bool)?) throws(SpoolError) -> ClaimedJob? {
         if let line = nextBulkLine() {
             return line
         }
@@ -307,8 +308,9 @@ public final class SpoolDirectory: Sendable {
             if JobFileName(fileName: candidate)?.isScheduled(after: now()) == true {
                 continue
             }
-            if let admittingKind, !candidate.hasSuffix(JobFileName.bulkSuffix), !admittingKind(queuedKind(of: candidate)) {
-                continue
+            if let admitting, !candidate.hasSuffix(JobFileName.bulkSuffix) {
+                let route = queuedRoute(of: candidate)
+                if !admitting(route.kind, route.queue) { continue }
             }
             if let job = try claim(fileName: candidate) {
                 guard job.isBulk else { return job }

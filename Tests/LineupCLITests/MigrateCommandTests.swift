@@ -160,7 +160,7 @@ struct MigrateCommandTests {
                     result.standardOutput == """
                         store schema, \(url): version 1; latest 2; 1 pending
                           2  outbox of jobs enqueued with the data
-                        job-table schema, \(url): version 1 (tables made before versions were recorded); latest 8; 7 pending
+                        job-table schema, \(url): version 1 (tables made before versions were recorded); latest 9; 8 pending
                           2  queued jobs stored as queued
                           3  job priorities and unique periods
                           4  paused kinds and queues, rate-limited claims
@@ -168,6 +168,7 @@ struct MigrateCommandTests {
                           6  indexes for long histories
                           7  storage parameters for churn
                           8  index entries only for jobs that have the key
+                          9  the queue a job names
 
                         """)
 
@@ -183,7 +184,7 @@ struct MigrateCommandTests {
                         CREATE TABLE lineup_outbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, channel TEXT NOT NULL, key TEXT COLLATE "C" NOT NULL UNIQUE, body BYTEA NOT NULL);
                         INSERT INTO lineup_metadata (key, value) VALUES ('format_version', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
                         COMMIT;
-                        -- job-table schema of \(url): version 1 to 8
+                        -- job-table schema of \(url): version 1 to 9
                         BEGIN;
                         SELECT pg_advisory_xact_lock(30515220354265194);
                         CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -249,14 +250,30 @@ struct MigrateCommandTests {
                         ALTER TABLE lineup_jobs DROP CONSTRAINT lineup_jobs_intake_key_key;
                         CREATE UNIQUE INDEX lineup_jobs_intake_key ON lineup_jobs (intake_key) WHERE intake_key IS NOT NULL;
                         INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'index entries only for jobs that have the key');
+                        -- 9: the queue a job names
+                        ALTER TABLE lineup_jobs ADD COLUMN queue TEXT;
+                        DO $$
+                        DECLARE job record;
+                        BEGIN
+                            FOR job IN SELECT id, contents FROM lineup_jobs WHERE position('"queue"'::bytea IN contents) > 0 LOOP
+                                BEGIN
+                                    UPDATE lineup_jobs SET queue = convert_from(job.contents, 'UTF8')::jsonb ->> 'queue'
+                                    WHERE id = job.id AND jsonb_typeof(convert_from(job.contents, 'UTF8')::jsonb -> 'queue') = 'string';
+                                EXCEPTION WHEN OTHERS THEN
+                                    NULL;
+                                END;
+                            END LOOP;
+                        END
+                        $$;
+                        INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 9, 'the queue a job names');
                         COMMIT;
 
                         """, "\(result.standardOutput)")
                 #expect(try snapshot(server, database) == before, "a dry run changes nothing")
 
-                result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "9"])
+                result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "10"])
                 #expect(result.termination == .exited(1))
-                #expect(result.standardError.contains("\(url): there is no job-table schema version 9; this Lineup knows up to 8"))
+                #expect(result.standardError.contains("\(url): there is no job-table schema version 10; this Lineup knows up to 9"))
                 #expect(try snapshot(server, database) == before)
 
                 result = try await sandbox.lineup(["migrate", "up", "--database", url])
@@ -265,7 +282,7 @@ struct MigrateCommandTests {
                     result.standardOutput == """
                         store schema, \(url): migrated from version 1 to 2
                           ran 2  outbox of jobs enqueued with the data
-                        job-table schema, \(url): migrated from version 1 to 8
+                        job-table schema, \(url): migrated from version 1 to 9
                           ran 2  queued jobs stored as queued
                           ran 3  job priorities and unique periods
                           ran 4  paused kinds and queues, rate-limited claims
@@ -273,16 +290,17 @@ struct MigrateCommandTests {
                           ran 6  indexes for long histories
                           ran 7  storage parameters for churn
                           ran 8  index entries only for jobs that have the key
+                          ran 9  the queue a job names
 
                         """)
                 #expect(try server.psql("SELECT name, state FROM lineup_jobs", database: database) == "old|queued")
-                #expect(try server.psql("SELECT line, version FROM lineup_migrations ORDER BY version", database: database) == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6\njobs|7\njobs|8")
+                #expect(try server.psql("SELECT line, version FROM lineup_migrations ORDER BY version", database: database) == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6\njobs|7\njobs|8\njobs|9")
 
                 result = try await sandbox.lineup(["migrate", "status", "--database", url, "--schema", "jobs"])
-                #expect(result.standardOutput == "job-table schema, \(url): version 8; latest 8; up to date\n")
+                #expect(result.standardOutput == "job-table schema, \(url): version 9; latest 9; up to date\n")
                 result = try await sandbox.lineup(["migrate", "up", "--database", url, "--schema", "jobs", "--to", "1"])
                 #expect(result.termination == .exited(1))
-                #expect(result.standardError.contains("\(url) has job-table schema version 8, past 1: migrations only go forward"))
+                #expect(result.standardError.contains("\(url) has job-table schema version 9, past 1: migrations only go forward"))
             }
         }
 
@@ -298,7 +316,7 @@ struct MigrateCommandTests {
                 #expect(
                     result.standardOutput == """
                         store schema, \(url): no store yet; nothing to run
-                        job-table schema, \(url): migrated from version 0 to 8
+                        job-table schema, \(url): migrated from version 0 to 9
                           ran 1  job and daemon tables
                           ran 2  queued jobs stored as queued
                           ran 3  job priorities and unique periods
@@ -307,17 +325,18 @@ struct MigrateCommandTests {
                           ran 6  indexes for long histories
                           ran 7  storage parameters for churn
                           ran 8  index entries only for jobs that have the key
+                          ran 9  the queue a job names
 
                         """)
-                _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 9, 'later')", database: database)
+                _ = try server.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 10, 'later')", database: database)
 
                 result = try await sandbox.lineup(["migrate", "status", "--database", url, "--schema", "jobs"])
-                #expect(result.standardOutput == "job-table schema, \(url): version 9; latest 8; NEWER than this Lineup knows: upgrade Lineup to use it\n")
+                #expect(result.standardOutput == "job-table schema, \(url): version 10; latest 9; NEWER than this Lineup knows: upgrade Lineup to use it\n")
                 for arguments in [["migrate", "up", "--database", url], ["status", "--database", url], ["enqueue", "statistics", "--database", url]] {
                     result = try await sandbox.lineup(arguments)
                     #expect(result.termination == .exited(1), "\(arguments)")
                     #expect(
-                        result.standardError.contains("\(url) has job-table schema version 9; this Lineup knows up to 8: upgrade Lineup"),
+                        result.standardError.contains("\(url) has job-table schema version 10; this Lineup knows up to 9: upgrade Lineup"),
                         "\(arguments): \(result.standardError)")
                 }
                 #expect(try server.psql("SELECT count(*) FROM lineup_jobs", database: database) == "0")

@@ -55,7 +55,7 @@ struct JobTableMigrationTests {
         let session = try session(database)
         defer { session.close() }
         let before = try JobTableMigrations.status(of: session)
-        #expect(before.version == 1 && before.latestVersion == 8 && before.pending.map(\.version) == [2, 3, 4, 5, 6, 7, 8])
+        #expect(before.version == 1 && before.latestVersion == 9 && before.pending.map(\.version) == [2, 3, 4, 5, 6, 7, 8, 9])
         #expect(before.note == "tables made before versions were recorded")
 
         let jobs = try database.jobs()
@@ -66,9 +66,9 @@ struct JobTableMigrationTests {
             try database.psql("SELECT line, version, name FROM lineup_migrations ORDER BY version")
                 == "jobs|2|queued jobs stored as queued\njobs|3|job priorities and unique periods"
                 + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests\njobs|6|indexes for long histories"
-                + "\njobs|7|storage parameters for churn\njobs|8|index entries only for jobs that have the key")
+                + "\njobs|7|storage parameters for churn\njobs|8|index entries only for jobs that have the key\njobs|9|the queue a job names")
         let after = try JobTableMigrations.status(of: session)
-        #expect(after.version == 8 && after.pending.isEmpty && after.note == nil)
+        #expect(after.version == 9 && after.pending.isEmpty && after.note == nil)
         // The constraint, the default and the partial indexes name the new value, and only it.
         let definitions = try snapshot(database).split(separator: "\n--\n").dropFirst(2).joined(separator: "\n")
         #expect(!definitions.contains("available"), "\(definitions)")
@@ -104,7 +104,7 @@ struct JobTableMigrationTests {
             try database.psql("SELECT line, version, name FROM lineup_migrations ORDER BY version")
                 == "jobs|1|job and daemon tables\njobs|2|queued jobs stored as queued\njobs|3|job priorities and unique periods"
                 + "\njobs|4|paused kinds and queues, rate-limited claims\njobs|5|cancellation requests\njobs|6|indexes for long histories"
-                + "\njobs|7|storage parameters for churn\njobs|8|index entries only for jobs that have the key")
+                + "\njobs|7|storage parameters for churn\njobs|8|index entries only for jobs that have the key\njobs|9|the queue a job names")
         let session = try session(database)
         defer { session.close() }
         #expect(try JobTableMigrations.plan(of: session).isEmpty)
@@ -122,7 +122,7 @@ struct JobTableMigrationTests {
         let session = try session(database)
         defer { session.close() }
         let status = try JobTableMigrations.status(of: session)
-        #expect(status.version == 0 && status.note == "no job tables yet" && status.pending.map(\.version) == [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(status.version == 0 && status.note == "no job tables yet" && status.pending.map(\.version) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
         let ran = try session.transaction { try JobTableMigrations.migrate(session, to: 1, logger: Logger(label: "test")) }
         #expect(ran.fromVersion == 0 && ran.toVersion == 1)
         #expect(try database.psql("SELECT column_default FROM information_schema.columns WHERE table_name = 'lineup_jobs' AND column_name = 'state'") == "'available'::text")
@@ -132,10 +132,10 @@ struct JobTableMigrationTests {
         #expect(back?.message.contains("has job-table schema version 1, past 0: migrations only go forward") == true)
         // The plan a dry run prints is what migrating runs.
         let plan = try JobTableMigrations.plan(of: session)
-        #expect(plan.migrations.map(\.version) == [2, 3, 4, 5, 6, 7, 8])
+        #expect(plan.migrations.map(\.version) == [2, 3, 4, 5, 6, 7, 8, 9])
         #expect(plan.statements.contains("UPDATE lineup_jobs SET state = 'queued' WHERE state = 'available'"))
         #expect(plan.statements.contains("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 2, 'queued jobs stored as queued')"))
-        #expect(plan.statements.last == "INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 8, 'index entries only for jobs that have the key')")
+        #expect(plan.statements.last == "INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 9, 'the queue a job names')")
     }
 
     @Test func tablesOfANewerVersionAreRefusedNamingBothVersionsAndNothingChanges() async throws {
@@ -143,14 +143,14 @@ struct JobTableMigrationTests {
         let jobs = try database.jobs()
         try jobs.enqueue([JobDatabase.Submission(name: "kept", contents: try JobFile(kind: "insert-rows", parameters: ["count": 1]).encoded())])
         jobs.close()
-        _ = try database.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 9, 'from a newer Lineup')")
+        _ = try database.psql("INSERT INTO lineup_migrations (line, version, name) VALUES ('jobs', 10, 'from a newer Lineup')")
         let before = try snapshot(database)
 
         let error = #expect(throws: StoreError.self) { try database.jobs() }
         #expect(error?.code == .storeNewerThanModel)
         #expect(
             error?.message
-                == "\(database.url.absoluteString) has job-table schema version 9; this Lineup knows up to 8: upgrade Lineup to use it")
+                == "\(database.url.absoluteString) has job-table schema version 10; this Lineup knows up to 9: upgrade Lineup to use it")
         #expect(try snapshot(database) == before)
 
         // A daemon refuses to start, naming both versions.
@@ -158,7 +158,7 @@ struct JobTableMigrationTests {
         defer { harness.removeFiles() }
         let refusal = await #expect(throws: DaemonError.self) { try await harness.daemon.run() }
         #expect(refusal?.code == .storeUnavailable)
-        #expect("\(refusal.map { "\($0)" } ?? "")".contains("has job-table schema version 9; this Lineup knows up to 8"))
+        #expect("\(refusal.map { "\($0)" } ?? "")".contains("has job-table schema version 10; this Lineup knows up to 9"))
         #expect(try database.psql("SELECT count(*) FROM lineup_daemons") == "0")
         #expect(try database.psql("SELECT state FROM lineup_jobs") == "queued")
     }
@@ -210,8 +210,8 @@ struct JobTableMigrationTests {
             }
         }
         let migrations = records.messages.filter { $0.message == "migrating a schema" }
-        #expect(migrations.map { $0.metadata["version"] } == ["2", "3", "4", "5", "6", "7", "8"], "one run of each migration: \(migrations)")
-        #expect(try database.psql("SELECT line, version FROM lineup_migrations ORDER BY version") == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6\njobs|7\njobs|8")
+        #expect(migrations.map { $0.metadata["version"] } == ["2", "3", "4", "5", "6", "7", "8", "9"], "one run of each migration: \(migrations)")
+        #expect(try database.psql("SELECT line, version FROM lineup_migrations ORDER BY version") == "jobs|2\njobs|3\njobs|4\njobs|5\njobs|6\njobs|7\njobs|8\njobs|9")
         #expect(try database.psql("SELECT state FROM lineup_jobs") == "queued")
     }
 }

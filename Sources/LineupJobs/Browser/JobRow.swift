@@ -10,7 +10,8 @@ public struct JobRow: Sendable, Hashable, Encodable {
     public var id: String?
     /// Its kind; nil when its file cannot be read, and for a bulk file (its lines have theirs).
     public var kind: String?
-    /// The queue that runs its kind; nil: the default queue.
+    /// The queue it runs in (``QueueRouting``: the one its file names, else its kind's); nil:
+    /// the default queue.
     public var queue: String?
     public var enqueuedAt: Date?
     /// When its last attempt started (done and failed jobs; a running job's claim on a database).

@@ -125,7 +125,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Timeouts by job kind (see ``timeout``).
     public var timeoutByKind: [String: Duration]
     /// Named queues, each with the kinds it runs and its own concurrency (one import at a time,
-    /// four exports); a kind in none runs in the default queue, ``maxConcurrentJobs`` wide.
+    /// four exports); a kind in none runs in the default queue, ``maxConcurrentJobs`` wide. A
+    /// job whose file names one of these queues (`queue`) runs in it whatever its kind
+    /// (``routing``, the one rule the runner, the claim, the pauses and limits and the browser
+    /// use).
     /// Jobs are still claimed in order, within one ``claimWindow``: a queue's backlog waits in
     /// `active/` and counts against the window. Default none. Needs a restart to change.
     public var queues: [String: NamedQueue]
@@ -159,9 +162,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
     }
 
-    /// The name of the queue that runs `kind`; nil for the default queue.
+    /// The name of the queue that runs the jobs of `kind` that name no queue; nil for the
+    /// default queue (``routing``'s rule for such a job).
     public func queueName(forKind kind: String) -> String? {
-        queues.first { $0.value.kinds.contains(kind) }?.key
+        routing.queue(forJobNamed: nil, kind: kind)
     }
 
     /// How many jobs may run at once in all the queues together.

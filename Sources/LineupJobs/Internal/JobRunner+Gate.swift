@@ -14,18 +14,10 @@ extension JobRunner {
         gate.hasLimits = !configuration.limits.isEmpty
         guard !gate.paused.isEmpty || !configuration.limits.isEmpty else { return nil }
         gate.refusedByLimit = []
-        let queueOfKind = Self.queueOfKind(configuration)
+        let routing = configuration.routing
         return ClaimFilter(
-            admits: { [unowned self] kind in self.admits(kind, configuration, queueOfKind) },
-            limits: configuration.limits, queueOfKind: queueOfKind)
-    }
-
-    static func queueOfKind(_ configuration: DaemonConfiguration) -> [String: String] {
-        var map: [String: String] = [:]
-        for (name, queue) in configuration.queues {
-            for kind in queue.kinds { map[kind] = name }
-        }
-        return map
+            admits: { [unowned self] kind, namedQueue in self.admits(kind, namedQueue, configuration, routing) },
+            limits: configuration.limits, routing: routing)
     }
 
     private func refreshGateIfDue(_ configuration: DaemonConfiguration) {
@@ -46,7 +38,7 @@ extension JobRunner {
             logger.error("cannot read the paused kinds and queues", metadata: ["queue": "\(jobs.location)", "error": "\(error)"])
         }
         if !configuration.limits.isEmpty {
-            let filter = ClaimFilter(admits: { _ in true }, limits: configuration.limits, queueOfKind: Self.queueOfKind(configuration))
+            let filter = ClaimFilter(admits: { _, _ in true }, limits: configuration.limits, routing: configuration.routing)
             do {
                 gate.sharedStates = try jobs.sharedLimitStates(filter)
             } catch {
@@ -55,13 +47,14 @@ extension JobRunner {
         }
     }
 
-    /// Whether a job of `kind` may be claimed now, by this daemon's own view.
-    private func admits(_ kind: String?, _ configuration: DaemonConfiguration, _ queueOfKind: [String: String]) -> Bool {
+    /// Whether a job of `kind` that names `namedQueue` may be claimed now, by this daemon's own
+    /// view: the pauses and limits of its kind and of the queue it runs in (``QueueRouting``).
+    private func admits(_ kind: String?, _ namedQueue: String?, _ configuration: DaemonConfiguration, _ routing: QueueRouting) -> Bool {
         assertOnCoordinator()
-        let queue = kind.flatMap { queueOfKind[$0] }
+        let queue = routing.queue(forJobNamed: namedQueue, kind: kind)
         if gate.paused.contains(where: { $0.covers(kind: kind, queue: queue) }) { return false }
         for (scope, limit) in configuration.limits where scope.covers(kind: kind, queue: queue) {
-            if let maxRunning = limit.maxRunning, running(in: scope, queueOfKind) >= maxRunning {
+            if let maxRunning = limit.maxRunning, running(in: scope, routing) >= maxRunning {
                 gate.refusedByLimit.insert(scope)
                 return false
             }
@@ -75,10 +68,11 @@ extension JobRunner {
     }
 
     /// This daemon's jobs of `scope` claimed and not finished running.
-    private func running(in scope: JobScope, _ queueOfKind: [String: String]) -> Int {
+    private func running(in scope: JobScope, _ routing: QueueRouting) -> Int {
         live.values.reduce(0) { count, record in
             let kind = record.file?.kind
-            guard scope.covers(kind: kind, queue: kind.flatMap { queueOfKind[$0] }), !record.hasFinishedRunning, !record.isSettled
+            let queue = routing.queue(forJobNamed: record.file?.queue, kind: kind)
+            guard scope.covers(kind: kind, queue: queue), !record.hasFinishedRunning, !record.isSettled
             else { return count }
             return count + 1
         }
@@ -97,12 +91,13 @@ extension JobRunner {
         }
     }
 
-    /// Counts a claim against the rates that cover its kind.
-    func noteClaim(ofKind kind: String?) {
+    /// Counts a claim of `file`'s job against the rates that cover its kind or its queue.
+    func noteClaim(of file: JobFile?) {
         assertOnCoordinator()
         let configuration = settings.withLock { $0.configuration }
         guard !configuration.limits.isEmpty else { return }
-        let queue = kind.flatMap { configuration.queueName(forKind: $0) }
+        let kind = file?.kind
+        let queue = configuration.routing.queue(forJobNamed: file?.queue, kind: kind)
         let now = clock.now()
         for (scope, limit) in configuration.limits where limit.rate != nil && scope.covers(kind: kind, queue: queue) {
             gate.recentClaims[scope, default: []].append(now)
@@ -115,11 +110,11 @@ extension JobRunner {
         assertOnCoordinator()
         guard !configuration.limits.isEmpty else { return nil }
         if let shared = gate.sharedStates { return shared }
-        let queueOfKind = Self.queueOfKind(configuration)
+        let routing = configuration.routing
         let now = clock.now()
         return configuration.limits.sorted { $0.key < $1.key }.map { scope, limit in
             var state = DaemonStatus.LimitState(
-                scope: scope, running: running(in: scope, queueOfKind), maxRunning: limit.maxRunning,
+                scope: scope, running: running(in: scope, routing), maxRunning: limit.maxRunning,
                 claimedInPeriod: limit.rate.map { gate.claims(of: scope, within: $0.period, before: now) },
                 rate: limit.rate?.jobs, period: limit.rate.map { DaemonConfiguration.seconds($0.period) }, holdingBack: false)
             state.holdingBack = state.isUsedUp && gate.refusedByLimit.contains(scope)

@@ -34,10 +34,11 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     let coordinator = DispatchQueue(label: "lineup.runner")
     /// The default queue, for the kinds of no named queue.
     let queue = OperationQueue()
-    /// The named queues (``DaemonConfiguration/queues``) by the kinds they run.
-    let queuesByKind: [String: OperationQueue]
-    /// The named queues by name, for the jobs whose file names one (`queue`).
+    /// The named queues (``DaemonConfiguration/queues``) by name.
     let queuesByName: [String: OperationQueue]
+    /// Which queue a job runs in, by the queues configured when the runner was made (they need
+    /// a restart to change, as the `OperationQueue`s do).
+    let routing: QueueRouting
     /// Every queue, the default one first.
     let allQueues: [OperationQueue]
     let committer: GroupCommitter<Storage>
@@ -122,7 +123,6 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         queue.name = "lineup.jobs"
         queue.qualityOfService = BlockingWork.qualityOfService
         queue.maxConcurrentOperationCount = settings.configuration.maxConcurrentJobs
-        var queuesByKind: [String: OperationQueue] = [:]
         var queuesByName: [String: OperationQueue] = [:]
         var allQueues = [queue]
         for (name, definition) in settings.configuration.queues.sorted(by: { $0.key < $1.key }) {
@@ -132,12 +132,9 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             named.maxConcurrentOperationCount = definition.concurrency
             allQueues.append(named)
             queuesByName[name] = named
-            for kind in definition.kinds {
-                queuesByKind[kind] = named
-            }
         }
-        self.queuesByKind = queuesByKind
         self.queuesByName = queuesByName
+        self.routing = settings.configuration.routing
         self.allQueues = allQueues
     }
 
@@ -145,15 +142,11 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         attemptThreads.stop()
     }
 
-    /// The queue that runs jobs of `kind`.
-    func operationQueue(forKind kind: String?) -> OperationQueue {
-        kind.flatMap { queuesByKind[$0] } ?? queue
-    }
-
-    /// The queue that runs `file`'s job: the one its `queue` names, else its kind's. A name this
-    /// daemon has not configured runs in the kind's queue (see ``admit(_:invalid:)``).
+    /// The queue that runs `file`'s job, by ``routing``: the one its `queue` names, else its
+    /// kind's. A name this daemon has not configured runs in the kind's queue (see
+    /// ``admit(_:invalid:)``).
     func operationQueue(for file: JobFile?) -> OperationQueue {
-        file?.queue.flatMap { queuesByName[$0] } ?? operationQueue(forKind: file?.kind)
+        routing.queue(forJobNamed: file?.queue, kind: file?.kind).flatMap { queuesByName[$0] } ?? queue
     }
 
     var logger: Logger {
@@ -286,7 +279,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             maxAttempts: file?.maxAttempts, baseDelay: file?.baseDelay)
         let record = Record(claimed: claimed, file: file, policy: policy)
         if gate.hasLimits {
-            noteClaim(ofKind: file?.kind)
+            noteClaim(of: file)
         }
         // Failed attempts of earlier runs count: the number lives in the file name.
         record.attempt = claimed.failedAttempts + 1
@@ -359,7 +352,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
                     jobFile: record.claimed.enqueuedFileName, isRetryable: false))
             return
         }
-        if let name = file.queue, queuesByName[name] == nil {
+        if routing.ignores(namedQueue: file.queue), let name = file.queue {
             // Refusing it would lose work whenever producers name a queue before the daemons
             // are configured with it; the kind's queue bounds it as any job of the kind.
             logger.warning(

@@ -303,7 +303,7 @@ final class SpoolJobStorage: JobStorage {
 
 extension SpoolJobStorage {
     func claimNext(filter: ClaimFilter, upTo limit: Int) throws -> ClaimedJob? {
-        try spool.claimNext(admittingKind: filter.admits)
+        try spool.claimNext(admitting: filter.admits)
     }
 
     func pausedScopes() throws -> [JobScope] {

@@ -9,18 +9,22 @@ import LineupStore
 /// ``JobTableStatements/claim(filter:limit:)``), so a pause binds every daemon from the
 /// moment it commits, whatever a daemon has read of it.
 ///
-/// **Limits.** The plain claim leaves out every kind that a limit covers. Those are claimed in a
-/// transaction of their own that first takes a transaction-level advisory lock per limit (in one
-/// order, so two daemons cannot deadlock), then, kind by kind, claims no more than each limit has
-/// room for: its running jobs (`state = 'running'`, on any daemon) under its `running`, and its
-/// claims in the last period (`lineup_limit_claims`) under its `rate`. The lock makes the count
-/// and the claim one step: a daemon that waits for it starts its statements after the holder
-/// committed, and, at read committed, each statement sees that commit. So no number of daemons
-/// claiming at once exceeds a limit. A finished job awaiting the flush that acknowledges it still
-/// counts as running: the table knows it as such until then.
+/// **Limits.** A limit's scope is a kind, or a queue: the jobs that run in it by the daemon's
+/// ``LineupJobs/QueueRouting`` (the queue they name, else their kind's; in SQL
+/// ``JobTableStatements/routedQueue(of:rule:)``). The plain claim leaves out every job that a
+/// limit covers. Those are claimed in a transaction of their own that first takes a
+/// transaction-level advisory lock per limit (in one order, so two daemons cannot deadlock),
+/// then, class by class (a limited kind or any other, run in a limited queue or any other),
+/// claims no more than each limit covering the class has room for: its running jobs
+/// (`state = 'running'`, on any daemon) under its `running`, and its claims in the last period
+/// (`lineup_limit_claims`) under its `rate`. The lock makes the count and the claim one step: a
+/// daemon that waits for it starts its statements after the holder committed, and, at read
+/// committed, each statement sees that commit. So no number of daemons claiming at once exceeds
+/// a limit. A finished job awaiting the flush that acknowledges it still counts as running: the
+/// table knows it as such until then.
 ///
-/// Every daemon must be configured with the same limits: one without them claims the limited
-/// kinds with the plain claim, uncounted.
+/// Every daemon must be configured with the same limits and queues: one without them claims the
+/// limited jobs with the plain claim, uncounted.
 extension DatabaseJobStorage {
     /// The advisory lock class of the limits (the two-key form: apart from the migrations'
     /// one-key lock).
@@ -31,26 +35,24 @@ extension DatabaseJobStorage {
         return try claimNext { try claimBatchWithinLimits(filter, upTo: batchSize(upTo: limit), stamp: $0) }
     }
 
-    /// Claims of the kinds no limit covers, then of each limited kind; the claims that went
+    /// Claims of the jobs no limit covers, then of each limited class; the claims that went
     /// through before one that throws carry the same stamp, and the next claim takes them
     /// (``claimNext(batch:)``).
     private func claimBatchWithinLimits(_ filter: ClaimFilter, upTo claimBatch: Int, stamp: () -> StoreValue) throws -> [ClaimedRow] {
-        let limitedKinds = Set(filter.limits.keys.flatMap(filter.kinds(of:)))
-        let kindsJSON = String(decoding: try JSONEncoder().encode(limitedKinds.sorted()), as: UTF8.self)
+        let limited = LimitedScopes(filter.limits.keys)
         let rows = try database.sessions.withSession { session -> [[StoreValue]] in
-            let base: [StoreValue] = [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp()]
-            var rows = try session.rows(
-                JobTableStatements.claim(
-                    filter: "AND (c.kind IS NULL OR c.kind <> ALL(ARRAY(SELECT jsonb_array_elements_text($5::jsonb))))"),
-                base + [.text(kindsJSON)])
+            let base: [StoreValue] = [.integer(daemonID), .integer(Int64(claimBatch)), .text(routingJSON), stamp()]
+            var arguments = base
+            let uncovered = limited.uncovered(alias: "c", rule: "$3") { Self.parameter($0, in: &arguments) }
+            var rows = try session.rows(JobTableStatements.claim(filter: "AND " + uncovered), arguments)
             guard rows.count < claimBatch else { return rows }
             try session.transaction {
                 for scope in filter.limits.keys.sorted() {
                     try session.execute(
                         "SELECT pg_advisory_xact_lock($1::integer, hashtext($2))", [.integer(Int64(Self.limitLockClass)), .text(scope.description)])
                 }
-                for kind in limitedKinds.sorted() {
-                    rows += try claimWithinLimits(kind: kind, filter, base, session)
+                for covering in limited.classes {
+                    rows += try claimWithinLimits(covering, limited, filter, base, session)
                 }
             }
             return rows
@@ -58,22 +60,29 @@ extension DatabaseJobStorage {
         return decodeClaims(rows)
     }
 
-    /// Claims due jobs of `kind`, as many as every limit that covers it has room for, and
-    /// counts them against the rates; inside the caller's transaction, under the limits' locks.
-    private func claimWithinLimits(kind: String, _ filter: ClaimFilter, _ base: [StoreValue], _ session: PostgresSession) throws -> [[StoreValue]] {
-        var arguments = base + [.text(kind)]
-        func parameter(_ value: StoreValue) -> String {
-            arguments.append(value)
-            return "$\(arguments.count)"
-        }
-        let covering = filter.limits.filter { filter.kinds(of: $0.key).contains(kind) }.sorted { $0.key < $1.key }
+    /// Appends `value` to `arguments`, returning its parameter (`$n`).
+    private static func parameter(_ value: StoreValue, in arguments: inout [StoreValue]) -> String {
+        arguments.append(value)
+        return "$\(arguments.count)"
+    }
+
+    /// Claims due jobs of the class that exactly the scopes `covering` cover (a limited kind or
+    /// none, a limited queue or none), as many as each of their limits has room for, and counts
+    /// them against the rates; inside the caller's transaction, under the limits' locks.
+    private func claimWithinLimits(
+        _ covering: [JobScope], _ limited: LimitedScopes, _ filter: ClaimFilter, _ base: [StoreValue], _ session: PostgresSession
+    ) throws -> [[StoreValue]] {
+        var arguments = base
+        func parameter(_ value: StoreValue) -> String { Self.parameter(value, in: &arguments) }
+        let member = limited.membership(of: covering, alias: "c", rule: "$3", parameter: parameter)
         var rooms: [String] = []
-        for (scope, limit) in covering {
+        for scope in covering {
+            guard let limit = filter.limits[scope] else { continue }
             if let maxRunning = limit.maxRunning {
-                let kinds = String(decoding: try JSONEncoder().encode(filter.kinds(of: scope)), as: UTF8.self)
+                let inScope = LimitedScopes.condition(scope, alias: "r", rule: "$3", parameter: parameter)
                 rooms.append(
                     "GREATEST(0, \(parameter(.integer(Int64(maxRunning)))) - (SELECT count(*) FROM lineup_jobs AS r "
-                        + "WHERE r.state = 'running' AND r.kind = ANY(ARRAY(SELECT jsonb_array_elements_text(\(parameter(.text(kinds)))::jsonb)))))")
+                        + "WHERE r.state = 'running' AND \(inScope)))")
             }
             if let rate = limit.rate {
                 rooms.append(
@@ -83,12 +92,11 @@ extension DatabaseJobStorage {
             }
         }
         let rows = try session.rows(
-            JobTableStatements.claim(
-                filter: "AND c.kind = $5", limit: "LEAST($2, \(rooms.joined(separator: ", ")))"),
+            JobTableStatements.claim(filter: "AND " + member, limit: "LEAST($2, \(rooms.joined(separator: ", ")))"),
             arguments)
         guard !rows.isEmpty else { return [] }
-        for (scope, limit) in covering {
-            guard let rate = limit.rate else { continue }
+        for scope in covering {
+            guard let rate = filter.limits[scope]?.rate else { continue }
             try session.execute(
                 "DELETE FROM lineup_limit_claims WHERE scope = $1 AND claimed_at <= now() - make_interval(secs => $2)",
                 [.text(scope.description), .real(DaemonConfiguration.seconds(rate.period))])
@@ -112,18 +120,21 @@ extension DatabaseJobStorage {
     func sharedLimitStates(_ filter: ClaimFilter) throws -> [DaemonStatus.LimitState]? {
         try database.sessions.withSession { session in
             try filter.limits.sorted { $0.key < $1.key }.map { scope, limit in
-                let kinds = String(decoding: try JSONEncoder().encode(filter.kinds(of: scope)), as: UTF8.self)
+                var arguments: [StoreValue] = [
+                    .text(routingJSON), .text(scope.description), .real(limit.rate.map { DaemonConfiguration.seconds($0.period) } ?? 0),
+                ]
+                let runningInScope = LimitedScopes.condition(scope, alias: "r", rule: "$1") { Self.parameter($0, in: &arguments) }
+                let queuedInScope = LimitedScopes.condition(scope, alias: "c", rule: "$1") { Self.parameter($0, in: &arguments) }
                 let row = try session.rows(
                     """
                     SELECT
-                        (SELECT count(*) FROM lineup_jobs AS r WHERE r.state = 'running'
-                            AND r.kind = ANY(ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))),
+                        (SELECT count(*) FROM lineup_jobs AS r WHERE r.state = 'running' AND \(runningInScope)),
                         (SELECT count(*) FROM lineup_limit_claims AS l WHERE l.scope = $2
                             AND l.claimed_at > now() - make_interval(secs => $3)),
                         EXISTS (SELECT 1 FROM lineup_jobs AS c WHERE c.state = 'queued' AND c.not_before <= now()
-                            AND c.kind = ANY(ARRAY(SELECT jsonb_array_elements_text($1::jsonb))))::integer
+                            AND \(queuedInScope))::integer
                     """,
-                    [.text(kinds), .text(scope.description), .real(limit.rate.map { DaemonConfiguration.seconds($0.period) } ?? 0)]
+                    arguments
                 ).first
                 func integer(_ index: Int) -> Int {
                     guard let row, case let .integer(value) = row[index] else { return 0 }
@@ -139,5 +150,65 @@ extension DatabaseJobStorage {
                 return state
             }
         }
+    }
+}
+
+/// The scopes of a daemon's limits, as the SQL that sorts jobs into the classes they cover.
+private struct LimitedScopes {
+    let kinds: [String]
+    let queues: [String]
+
+    init(_ scopes: some Sequence<JobScope>) {
+        kinds = scopes.filter { $0.level == .kind }.map(\.name).sorted()
+        queues = scopes.filter { $0.level == .queue }.map(\.name).sorted()
+    }
+
+    /// Every combination of a limited kind (or none) and a limited queue (or none) but the one
+    /// of neither: each set of scopes that covers some job exactly.
+    var classes: [[JobScope]] {
+        let kindScopes: [JobScope?] = kinds.map { .kind($0) } + [nil]
+        let queueScopes: [JobScope?] = queues.map { .queue($0) } + [nil]
+        return kindScopes.flatMap { kind in queueScopes.map { queue in [kind, queue].compactMap { $0 } } }.filter { !$0.isEmpty }
+    }
+
+    /// Whether the job of row `alias` is in `scope`: of its kind, or run in its queue by the rule
+    /// in parameter `rule`.
+    static func condition(_ scope: JobScope, alias: String, rule: String, parameter: (StoreValue) -> String) -> String {
+        switch scope.level {
+        case .kind: "\(alias).kind = \(parameter(.text(scope.name)))"
+        case .queue: "\(JobTableStatements.routedQueue(of: alias, rule: rule)) = \(parameter(.text(scope.name)))"
+        }
+    }
+
+    /// Whether the job of row `alias` is of a kind no limit covers.
+    private func unlimitedKind(alias: String, parameter: (StoreValue) -> String) -> String {
+        "(\(alias).kind IS NULL OR \(alias).kind <> ALL(ARRAY(SELECT jsonb_array_elements_text(\(parameter(Self.list(kinds)))::jsonb))))"
+    }
+
+    /// Whether the job of row `alias` runs in a queue no limit covers (the default queue included).
+    private func unlimitedQueue(alias: String, rule: String, parameter: (StoreValue) -> String) -> String {
+        let queue = JobTableStatements.routedQueue(of: alias, rule: rule)
+        return "(\(queue) IS NULL OR \(queue) <> ALL(ARRAY(SELECT jsonb_array_elements_text(\(parameter(Self.list(queues)))::jsonb))))"
+    }
+
+    /// Whether no limit covers the job of row `alias`: what the plain claim takes.
+    func uncovered(alias: String, rule: String, parameter: (StoreValue) -> String) -> String {
+        "\(unlimitedKind(alias: alias, parameter: parameter)) AND \(unlimitedQueue(alias: alias, rule: rule, parameter: parameter))"
+    }
+
+    /// Whether exactly the scopes `covering` (of ``classes``) cover the job of row `alias`.
+    func membership(of covering: [JobScope], alias: String, rule: String, parameter: (StoreValue) -> String) -> String {
+        let kind = covering.first { $0.level == .kind }
+        let queue = covering.first { $0.level == .queue }
+        let kindCondition =
+            kind.map { Self.condition($0, alias: alias, rule: rule, parameter: parameter) } ?? unlimitedKind(alias: alias, parameter: parameter)
+        let queueCondition =
+            queue.map { Self.condition($0, alias: alias, rule: rule, parameter: parameter) }
+            ?? unlimitedQueue(alias: alias, rule: rule, parameter: parameter)
+        return "\(kindCondition) AND \(queueCondition)"
+    }
+
+    private static func list(_ names: [String]) -> StoreValue {
+        .text(String(decoding: (try? JSONEncoder().encode(names)) ?? Data("[]".utf8), as: UTF8.self))
     }
 }

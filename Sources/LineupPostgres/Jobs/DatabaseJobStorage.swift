@@ -81,9 +81,11 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
     /// no query.
     private let settled = Locked(SettledJobOutcomes())
-    /// The named queue of each kind that runs in one, as a JSON object: what the claim reads a
-    /// paused queue's kinds from (``DaemonConfiguration/queues``; a restart changes it).
-    let queueOfKindJSON: String
+    /// Which queue a job runs in (``DaemonConfiguration/queues``; a restart changes it).
+    let routing: QueueRouting
+    /// ``routing`` as the claim statement reads it (``JobTableStatements/routedQueue(of:rule:)``):
+    /// which queue's pause and limits hold a job.
+    let routingJSON: String
     /// Whether a request to cancel one of this daemon's jobs may have come: set by a
     /// notification on ``JobDatabase/cancellationChannel`` and by every tick (a notification
     /// is lost with its connection), so that the runner's frequent asks cost a query only then.
@@ -94,11 +96,12 @@ final class DatabaseJobStorage: SharedJobQueue {
     init(
         database: JobDatabase, listenURL: URL? = nil, lease: Duration, poisonThreshold: Int, dependencyWaitTimeout: Duration,
         maximumClaimBatch: Int = DatabaseJobStorage.maximumClaimBatch,
-        logger: Logger, queueOfKind: [String: String] = [:],
+        logger: Logger, routing: QueueRouting = QueueRouting(),
         mustStop: @escaping @Sendable (DaemonError) -> Void
     ) throws {
         precondition(maximumClaimBatch > 0, "a claim takes one job at least")
-        self.queueOfKindJSON = (try? JSONEncoder().encode(queueOfKind)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        self.routing = routing
+        self.routingJSON = JobTableStatements.ruleArgument(routing)
         self.database = database
         self.listenURL = listenURL ?? database.url
         self.maximumClaimBatch = maximumClaimBatch
@@ -390,7 +393,7 @@ final class DatabaseJobStorage: SharedJobQueue {
             try session.transaction {
                 try session.rows(
                     JobTableStatements.claim(),
-                    [.integer(daemonID), .integer(Int64(claimBatch)), .text(queueOfKindJSON), stamp()])
+                    [.integer(daemonID), .integer(Int64(claimBatch)), .text(routingJSON), stamp()])
             }
         }
         return decodeClaims(rows)

@@ -26,10 +26,10 @@ extension JobDatabase: JobBrowsing {
                 """
                 SELECT j.id, j.state, j.name, j.job_id, j.kind, extract(epoch FROM j.enqueued_at)::float8,
                     extract(epoch FROM j.claimed_at)::float8, extract(epoch FROM j.finished_at)::float8,
-                    j.failed_attempts::bigint, j.reason, d.host
+                    j.failed_attempts::bigint, j.reason, d.host, j.queue
                 FROM lineup_jobs AS j LEFT JOIN lineup_daemons AS d ON d.id = j.claimed_by
-                WHERE \(Self.filter) AND ($9::bigint IS NULL OR j.id < $9)
-                ORDER BY j.id DESC LIMIT $10
+                WHERE \(Self.filter) AND ($11::bigint IS NULL OR j.id < $11)
+                ORDER BY j.id DESC LIMIT $12
                 """, try Self.arguments(query) + [cursor.map { .integer($0) } ?? .null, .integer(Int64(query.limit + 1))])
         }
         var jobs: [JobRow] = []
@@ -45,8 +45,8 @@ extension JobDatabase: JobBrowsing {
             if case let .integer(value) = row[8] { attempts = Int(value) }
             jobs.append(
                 JobRow(
-                    state: state, name: name, id: text(3), kind: text(4), enqueuedAt: date(5), startedAt: date(6), finishedAt: date(7),
-                    attempts: attempts, reason: text(9), host: text(10)))
+                    state: state, name: name, id: text(3), kind: text(4), queue: query.routing.queue(forJobNamed: text(11), kind: text(4)),
+                    enqueuedAt: date(5), startedAt: date(6), finishedAt: date(7), attempts: attempts, reason: text(9), host: text(10)))
         }
         let next = rows.count > query.limit ? lastID.map { "id/\($0)" } : nil
         return JobPage(jobs: jobs, next: next, examined: rows.count, source: sourceName)
@@ -62,7 +62,7 @@ extension JobDatabase: JobBrowsing {
         var acted = 0
         if !query.states.isEmpty {
             let cursor = try Self.cursorID(query.cursor)
-            let selected = "SELECT j.id FROM lineup_jobs AS j WHERE \(Self.filter) AND ($9::bigint IS NULL OR j.id < $9) ORDER BY j.id DESC LIMIT $10"
+            let selected = "SELECT j.id FROM lineup_jobs AS j WHERE \(Self.filter) AND ($11::bigint IS NULL OR j.id < $11) ORDER BY j.id DESC LIMIT $12"
             let statement =
                 switch action {
                 case .retry:
@@ -122,11 +122,15 @@ extension JobDatabase: JobBrowsing {
         try daemons()
     }
 
-    /// The filters of ``JobQuery``, as `$1`…`$8` (``arguments(_:)``).
+    /// The filters of ``JobQuery``, as `$1`…`$10` (``arguments(_:)``). A queue's jobs are those
+    /// that the query's routing (`$3`) runs in it (`$9`: `any`, `named` `$10`, or `default`),
+    /// as ``JobQuery/admits(kind:namedQueue:)`` says.
     private static let filter = """
         j.state IN (SELECT jsonb_array_elements_text($1::jsonb))
         AND ($2::text IS NULL OR j.kind IN (SELECT jsonb_array_elements_text($2::jsonb)))
-        AND (jsonb_array_length($3::jsonb) = 0 OR (j.kind IS NOT NULL AND j.kind NOT IN (SELECT jsonb_array_elements_text($3::jsonb))))
+        AND ($9::text = 'any' OR (j.kind IS NOT NULL AND CASE $9::text
+            WHEN 'default' THEN \(JobTableStatements.routedQueue(of: "j", rule: "$3")) IS NULL
+            ELSE \(JobTableStatements.routedQueue(of: "j", rule: "$3")) = $10::text END))
         AND ($4::text IS NULL OR strpos(lower(j.name), lower($4::text)) > 0 OR strpos(lower(coalesce(j.job_id, '')), lower($4::text)) > 0)
         AND ($5::float8 IS NULL OR j.enqueued_at >= to_timestamp($5::float8))
         AND ($6::float8 IS NULL OR j.enqueued_at < to_timestamp($6::float8))
@@ -136,12 +140,19 @@ extension JobDatabase: JobBrowsing {
 
     private static func arguments(_ query: JobQuery) throws -> [StoreValue] {
         func time(_ date: Date?) -> StoreValue { date.map { .real($0.timeIntervalSince1970) } ?? .null }
+        let queueFilter: (mode: String, name: String?) =
+            switch query.queue {
+            case nil: ("any", nil)
+            case let .named(name)?: ("named", name)
+            case .defaultQueue?: ("default", nil)
+            }
         return [
             try jsonArgument(query.listedStates.map(\.columnValue)),
             try query.kinds.map { try jsonArgument($0.sorted()) } ?? .null,
-            try jsonArgument(query.excludedKinds.sorted()),
+            .text(JobTableStatements.ruleArgument(query.routing)),
             query.search.map { .text($0) } ?? .null,
             time(query.enqueuedAfter), time(query.enqueuedBefore), time(query.finishedAfter), time(query.finishedBefore),
+            .text(queueFilter.mode), queueFilter.name.map { .text($0) } ?? .null,
         ]
     }
 

@@ -109,7 +109,7 @@ public final class JobDatabase: Sendable {
         let rows = submissions.enumerated().map { position, submission in
             let file = try? JobFile(data: submission.contents, path: submission.name)
             return SubmittedRow(
-                position: position, name: submission.name, jobID: file?.id, kind: file?.kind, after: file?.after ?? [], uniqueKey: file?.uniqueKey,
+                position: position, name: submission.name, jobID: file?.id, kind: file?.kind, queue: file?.queue, after: file?.after ?? [], uniqueKey: file?.uniqueKey,
                 contents: submission.contents.base64EncodedString(),
                 notBefore: file?.notBefore?.timeIntervalSince1970, intakeKey: submission.intakeKey,
                 priority: file?.priority ?? JobFile.defaultPriority, uniqueFor: file?.uniqueFor?.timeInterval)
@@ -127,7 +127,7 @@ public final class JobDatabase: Sendable {
                 """
                 WITH submitted AS (
                     SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(
-                        n integer, name text, job_id text, kind text, after_ids text[], unique_key text, contents text,
+                        n integer, name text, job_id text, kind text, queue text, after_ids text[], unique_key text, contents text,
                         not_before float8, intake_key text, priority smallint, unique_for float8)
                 ), ranked AS (
                     SELECT s.*,
@@ -147,9 +147,9 @@ public final class JobDatabase: Sendable {
                         ORDER BY h.state = 'done' LIMIT 1) AS h ON true
                 )
                 INSERT INTO lineup_jobs
-                    (name, job_id, kind, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason,
+                    (name, job_id, kind, queue, after_ids, unique_key, contents, not_before, intake_key, state, finished_at, reason,
                      priority)
-                SELECT name, job_id, kind, COALESCE(after_ids, '{}'), unique_key, decode(contents, 'base64'),
+                SELECT name, job_id, kind, queue, COALESCE(after_ids, '{}'), unique_key, decode(contents, 'base64'),
                        COALESCE(to_timestamp(not_before), now()), intake_key,
                        CASE WHEN holder IS NULL THEN 'queued' ELSE 'failed' END,
                        CASE WHEN holder IS NULL THEN NULL ELSE now() END,
@@ -332,6 +332,8 @@ public final class JobDatabase: Sendable {
         let name: String
         let jobID: String?
         let kind: String?
+        /// The queue its file names (``LineupSpool/JobFile/queue``).
+        let queue: String?
         let after: [String]
         let uniqueKey: String?
         let contents: String
@@ -341,7 +343,7 @@ public final class JobDatabase: Sendable {
         let uniqueFor: Double?
 
         enum CodingKeys: String, CodingKey {
-            case name, kind, contents
+            case name, kind, queue, contents
             case position = "n"
             case jobID = "job_id", after = "after_ids", uniqueKey = "unique_key", notBefore = "not_before", intakeKey = "intake_key"
             case priority, uniqueFor = "unique_for"

@@ -26,7 +26,7 @@ package enum JobTableMigrations {
     package static var lockStatement: String { "SELECT pg_advisory_xact_lock(\(lock))" }
 
     package static let migrations = SchemaMigrations(
-        subject: subject, migrations: [version1, version2, version3, version4, version5, version6, version7, version8],
+        subject: subject, migrations: [version1, version2, version3, version4, version5, version6, version7, version8, version9],
         preamble: [
             """
             CREATE TABLE IF NOT EXISTS lineup_migrations (
@@ -227,6 +227,35 @@ package enum JobTableMigrations {
             "CREATE INDEX lineup_jobs_unique_key ON lineup_jobs (unique_key) WHERE state IN ('queued', 'running') AND unique_key IS NOT NULL",
             "ALTER TABLE lineup_jobs DROP CONSTRAINT lineup_jobs_intake_key_key",
             "CREATE UNIQUE INDEX lineup_jobs_intake_key ON lineup_jobs (intake_key) WHERE intake_key IS NOT NULL",
+        ])
+
+    /// The queue a job's file names (``LineupSpool/JobFile/queue``) gets a column (issue 50,
+    /// item 5), as its kind has one: a job runs in the queue it names, else in its kind's, and
+    /// the claim (a paused or limited queue) and the browser (a queue's jobs) must say so from
+    /// the row (``JobTableStatements/routedQueue(of:rule:)``). The rows there already take the
+    /// queue their contents name: only those whose contents hold `"queue"` are parsed, each in a
+    /// block of its own, so that contents that are not JSON (inserted all the same, for the
+    /// daemon to fail) leave the column NULL, as the insertion does. No index: the claim reads
+    /// the column only for the due rows its index yields.
+    static let version9 = SchemaMigration(
+        version: 9, name: "the queue a job names",
+        statements: [
+            "ALTER TABLE lineup_jobs ADD COLUMN queue TEXT",
+            """
+            DO $$
+            DECLARE job record;
+            BEGIN
+                FOR job IN SELECT id, contents FROM lineup_jobs WHERE position('"queue"'::bytea IN contents) > 0 LOOP
+                    BEGIN
+                        UPDATE lineup_jobs SET queue = convert_from(job.contents, 'UTF8')::jsonb ->> 'queue'
+                        WHERE id = job.id AND jsonb_typeof(convert_from(job.contents, 'UTF8')::jsonb -> 'queue') = 'string';
+                    EXCEPTION WHEN OTHERS THEN
+                        NULL;
+                    END;
+                END LOOP;
+            END
+            $$
+            """,
         ])
 
     /// Where the job tables of `session`'s database stand, read without changing anything.

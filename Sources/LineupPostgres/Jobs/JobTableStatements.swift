@@ -1,3 +1,6 @@
+import Foundation
+package import LineupJobs
+
 /// The statements that daemons run against the jobs table for every job they claim and settle,
 /// on every tick, and when they prune, in one place: what runs is what the query-plan test
 /// explains. With a million jobs queued and ten million done, none of them may read the whole
@@ -6,7 +9,8 @@ package enum JobTableStatements {
     /// The claim: up to `limit` due jobs (`$2` by default) whose dependencies are settled and whose
     /// kind and queue are not paused (`lineup_paused`, read by the statement itself, so that no
     /// claim that starts after a pause commits takes one of its jobs), for daemon `$1`; `$3` is the
-    /// named queue of each kind, as a JSON object (the daemon's `queueOfKindJSON`); `$4` is the
+    /// daemon's ``LineupJobs/QueueRouting`` (``ruleArgument(_:)``), which says the queue of each
+    /// job (``routedQueue(of:rule:)``); `$4` is the
     /// claim's stamp, which its jobs' `claimed_at` becomes (``claimStampTime(_:)``), by which the
     /// daemon finds the jobs of a claim whose answer was lost (``jobsOfClaim``). `filter` narrows
     /// it further with parameters from `$5` on. Returns ``claimedColumns``.
@@ -18,12 +22,27 @@ package enum JobTableStatements {
                       SELECT 1 FROM unnest(c.after_ids) AS dependency(id) WHERE NOT EXISTS (
                           SELECT 1 FROM lineup_jobs AS d WHERE d.job_id = dependency.id AND d.state IN ('done', 'failed'))))
                   AND NOT EXISTS (SELECT 1 FROM lineup_paused AS p
-                      WHERE (p.scope = 'kind' AND p.name = c.kind) OR (p.scope = 'queue' AND p.name = $3::jsonb ->> c.kind))
+                      WHERE (p.scope = 'kind' AND p.name = c.kind) OR (p.scope = 'queue' AND p.name = \(routedQueue(of: "c", rule: "$3"))))
                   \(filter)
               ORDER BY priority, not_before, id LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS due
         WHERE j.id = due.id
         RETURNING \(claimedColumns)
         """
+    }
+
+    /// The queue that the job of row `alias` runs in, by the rule in parameter `rule`
+    /// (``ruleArgument(_:)``): the queue its file names (column `queue`) when the daemon
+    /// configures it, else its kind's; NULL: the default queue. ``LineupJobs/QueueRouting``'s
+    /// rule, in SQL, from the same value.
+    package static func routedQueue(of alias: String, rule: String) -> String {
+        "COALESCE(\(rule)::jsonb -> 'queues' ->> \(alias).queue, \(rule)::jsonb -> 'kinds' ->> \(alias).kind)"
+    }
+
+    /// `routing` as the JSON text that ``routedQueue(of:rule:)`` reads.
+    package static func ruleArgument(_ routing: QueueRouting) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(routing.jsonObject)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// What a claim returns of each job, in the order the daemon decodes them.
