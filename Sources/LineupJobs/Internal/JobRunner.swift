@@ -6,14 +6,16 @@ import Logging
 import LineupLocking
 import Synchronization
 
-/// Runs claimed jobs on one `OperationQueue` and acknowledges them after the flush that
+/// Runs claimed jobs on its `OperationQueue`s and acknowledges them after the flush that
 /// carries their changes (group commit).
 ///
 /// Two serial queues share the work:
 /// - the *coordinator* keeps the books: claims, dependency resolution, task completions (hopped
 ///   from the queue's threads), retries, failures and releases, and the settling of flushed
 ///   groups. It never waits for a task or for a flush, so tasks, flushes and claims cannot
-///   deadlock each other, and a job can be claimed and started while a flush is writing.
+///   deadlock each other, and a job can be claimed and started while a flush is writing. It
+///   does wait for the calls it makes to the job storage (claims, fails, releases, lookups) and
+///   for the write of `status.json`: "How a job travels" lists them.
 /// - the *committer* (``GroupCommitter``) flushes the store and files each flushed group in
 ///   `done/`: the disk-bound half of group commit. The coordinator hands it a settled list of
 ///   finished jobs (every one saved into the main context before the flush begins, so the

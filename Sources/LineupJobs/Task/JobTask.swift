@@ -227,7 +227,7 @@ open class JobTask: Operation, @unchecked Sendable {
     /// documentation. Not overridable; override ``run(in:)``.
     ///
     /// A synchronous `Operation` has finished when `main()` returns, so for an ``AsyncJobTask``,
-    /// whose work goes on after ``attempt(then:)`` returns, the caller's thread waits for it here.
+    /// whose work goes on after `attempt(then:)` returns, the caller's thread waits for it here.
     /// Only here: in the daemon, no thread waits for an async task's work.
     public final override func main() {
         let finished = Locked(false)
