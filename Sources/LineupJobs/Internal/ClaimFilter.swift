@@ -7,17 +7,12 @@ package struct ClaimFilter {
     /// now, by what it knows itself: the paused kinds and queues as it last read them, and its
     /// own counts of its limits. Called on the runner's coordinator, during the claim.
     package let admits: (_ kind: String?, _ namedQueue: String?) -> Bool
-    /// The limits, by scope: a storage that daemons share counts them itself, across daemons.
+    /// The limits, by scope: a storage that daemons share counts them itself, across daemons
+    /// (routing each job by the rule it was made with, ``QueueRouting``).
     package let limits: [JobScope: JobLimit]
-    /// The rule that says which queue a job runs in, and so which queue's pauses and limits
-    /// hold it.
-    package let routing: QueueRouting
 
-    package init(
-        admits: @escaping (_ kind: String?, _ namedQueue: String?) -> Bool, limits: [JobScope: JobLimit], routing: QueueRouting
-    ) {
+    package init(admits: @escaping (_ kind: String?, _ namedQueue: String?) -> Bool, limits: [JobScope: JobLimit]) {
         self.admits = admits
         self.limits = limits
-        self.routing = routing
     }
 }

@@ -14,10 +14,8 @@ extension JobRunner {
         gate.hasLimits = !configuration.limits.isEmpty
         guard !gate.paused.isEmpty || !configuration.limits.isEmpty else { return nil }
         gate.refusedByLimit = []
-        let routing = configuration.routing
         return ClaimFilter(
-            admits: { [unowned self] kind, namedQueue in self.admits(kind, namedQueue, configuration, routing) },
-            limits: configuration.limits, routing: routing)
+            admits: { [unowned self] kind, namedQueue in self.admits(kind, namedQueue, configuration) }, limits: configuration.limits)
     }
 
     private func refreshGateIfDue(_ configuration: DaemonConfiguration) {
@@ -38,7 +36,7 @@ extension JobRunner {
             logger.error("cannot read the paused kinds and queues", metadata: ["queue": "\(jobs.location)", "error": "\(error)"])
         }
         if !configuration.limits.isEmpty {
-            let filter = ClaimFilter(admits: { _, _ in true }, limits: configuration.limits, routing: configuration.routing)
+            let filter = ClaimFilter(admits: { _, _ in true }, limits: configuration.limits)
             do {
                 gate.sharedStates = try jobs.sharedLimitStates(filter)
             } catch {
@@ -49,12 +47,12 @@ extension JobRunner {
 
     /// Whether a job of `kind` that names `namedQueue` may be claimed now, by this daemon's own
     /// view: the pauses and limits of its kind and of the queue it runs in (``QueueRouting``).
-    private func admits(_ kind: String?, _ namedQueue: String?, _ configuration: DaemonConfiguration, _ routing: QueueRouting) -> Bool {
+    private func admits(_ kind: String?, _ namedQueue: String?, _ configuration: DaemonConfiguration) -> Bool {
         assertOnCoordinator()
         let queue = routing.queue(forJobNamed: namedQueue, kind: kind)
         if gate.paused.contains(where: { $0.covers(kind: kind, queue: queue) }) { return false }
         for (scope, limit) in configuration.limits where scope.covers(kind: kind, queue: queue) {
-            if let maxRunning = limit.maxRunning, running(in: scope, routing) >= maxRunning {
+            if let maxRunning = limit.maxRunning, running(in: scope) >= maxRunning {
                 gate.refusedByLimit.insert(scope)
                 return false
             }
@@ -68,7 +66,7 @@ extension JobRunner {
     }
 
     /// This daemon's jobs of `scope` claimed and not finished running.
-    private func running(in scope: JobScope, _ routing: QueueRouting) -> Int {
+    private func running(in scope: JobScope) -> Int {
         live.values.reduce(0) { count, record in
             let kind = record.file?.kind
             let queue = routing.queue(forJobNamed: record.file?.queue, kind: kind)
@@ -97,7 +95,7 @@ extension JobRunner {
         let configuration = settings.withLock { $0.configuration }
         guard !configuration.limits.isEmpty else { return }
         let kind = file?.kind
-        let queue = configuration.routing.queue(forJobNamed: file?.queue, kind: kind)
+        let queue = routing.queue(forJobNamed: file?.queue, kind: kind)
         let now = clock.now()
         for (scope, limit) in configuration.limits where limit.rate != nil && scope.covers(kind: kind, queue: queue) {
             gate.recentClaims[scope, default: []].append(now)
@@ -110,11 +108,10 @@ extension JobRunner {
         assertOnCoordinator()
         guard !configuration.limits.isEmpty else { return nil }
         if let shared = gate.sharedStates { return shared }
-        let routing = configuration.routing
         let now = clock.now()
         return configuration.limits.sorted { $0.key < $1.key }.map { scope, limit in
             var state = DaemonStatus.LimitState(
-                scope: scope, running: running(in: scope, routing), maxRunning: limit.maxRunning,
+                scope: scope, running: running(in: scope), maxRunning: limit.maxRunning,
                 claimedInPeriod: limit.rate.map { gate.claims(of: scope, within: $0.period, before: now) },
                 rate: limit.rate?.jobs, period: limit.rate.map { DaemonConfiguration.seconds($0.period) }, holdingBack: false)
             state.holdingBack = state.isUsedUp && gate.refusedByLimit.contains(scope)

@@ -81,9 +81,8 @@ final class DatabaseJobStorage: SharedJobQueue {
     /// The jobs this daemon settled, and those it looked up: a dependency on one of them needs
     /// no query.
     private let settled = Locked(SettledJobOutcomes())
-    /// Which queue a job runs in (``DaemonConfiguration/queues``; a restart changes it).
-    let routing: QueueRouting
-    /// ``routing`` as the claim statement reads it (``JobTableStatements/routedQueue(of:rule:)``):
+    /// Which queue a job runs in (``QueueRouting``, from ``DaemonConfiguration/queues``; a restart
+    /// changes it), as the claim statement reads it (``JobTableStatements/routedQueue(of:rule:)``):
     /// which queue's pause and limits hold a job.
     let routingJSON: String
     /// Whether a request to cancel one of this daemon's jobs may have come: set by a
@@ -100,7 +99,6 @@ final class DatabaseJobStorage: SharedJobQueue {
         mustStop: @escaping @Sendable (DaemonError) -> Void
     ) throws {
         precondition(maximumClaimBatch > 0, "a claim takes one job at least")
-        self.routing = routing
         self.routingJSON = JobTableStatements.ruleArgument(routing)
         self.database = database
         self.listenURL = listenURL ?? database.url
