@@ -66,7 +66,8 @@ import Testing
     }
 
     /// Async jobs that await hold none of the runner's threads: the attempt's thread starts the
-    /// work and goes back; the work comes back to a thread only to be kept.
+    /// work and goes back; the work comes back to a thread only to be kept. The jobs wait at a
+    /// rendezvous that the test completes, once it has seen every attempt thread idle.
     @Test func awaitingAsyncJobsHoldNoAttemptThread() async throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "lineup-attempt-threads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -77,28 +78,28 @@ import Testing
         let threads = AttemptThreads(named: "test.attempt")
         defer { threads.stop() }
         let jobs = 6
-        let gate = AsyncGate()
+        let rendezvous = Rendezvous(expected: jobs + 1)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = jobs
         let tasks = try (0..<jobs).map { index in
             let request = JobRequest(
-                jobID: "job-\(index)", name: "job-\(index)", file: try JobFile(kind: "await-gate"),
+                jobID: "job-\(index)", name: "job-\(index)", file: try JobFile(kind: "async-rendezvous"),
                 jobFilePath: "/spool/active/job-\(index).job.json",
                 paths: PathPolicy(inputDirectory: directory, outputDirectory: directory), container: container,
                 logger: Logger(label: "test"))
-            let task = AwaitGateTask(request: request, gate: gate)
+            let task = AsyncRendezvousTask(request: request, rendezvous: rendezvous)
             task.runOnAttemptThreads(threads)
             return task
         }
         for task in tasks {
             queue.addOperation(task)
         }
-        #expect(await eventually { await gate.waiting == jobs })
+        #expect(await eventually { await rendezvous.arrived == jobs })
         #expect(await eventually { threads.busyThreads == 0 }, "every awaiting job holds an attempt thread")
-        await gate.open()
+        await rendezvous.arrive()
         #expect(await eventually { tasks.allSatisfy(\.isFinished) })
         for task in tasks {
-            #expect(task.result?.outcome?.summary == "through", "\(String(describing: task.result))")
+            #expect(task.result?.outcome?.summary == "met", "\(String(describing: task.result))")
         }
         let rows = try container.mainContext.performAndWait { try container.mainContext.count(for: FetchRequest<TestRow>()) }
         #expect(rows == jobs)
@@ -113,39 +114,4 @@ private func eventually(_ condition: () async -> Bool) async -> Bool {
         try? await Task.sleep(for: .milliseconds(10))
     }
     return await condition()
-}
-
-/// What async jobs await until the test opens it.
-private actor AsyncGate {
-    private var continuations: [CheckedContinuation<Void, Never>] = []
-    private var isOpen = false
-
-    var waiting: Int { continuations.count }
-
-    func pass() async {
-        guard !isOpen else { return }
-        await withCheckedContinuation { continuations.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        continuations.forEach { $0.resume() }
-        continuations.removeAll()
-    }
-}
-
-private final class AwaitGateTask: AsyncJobTask, @unchecked Sendable {
-    // @unchecked Sendable: as every JobTask's; its one property is an actor.
-    let gate: AsyncGate
-
-    init(request: JobRequest, gate: AsyncGate) {
-        self.gate = gate
-        super.init(request: request)
-    }
-
-    override func run(in context: ManagedObjectContext) async throws -> JobOutcome {
-        await gate.pass()
-        try await context.perform { TestRow(context: context).label = "through" }
-        return JobOutcome(summary: "through")
-    }
 }

@@ -95,6 +95,9 @@ actor Rendezvous {
         self.expected = expected
     }
 
+    /// The callers waiting for the others.
+    var arrived: Int { waiting.count }
+
     func arrive() async {
         await withCheckedContinuation { continuation in
             waiting.append(continuation)
