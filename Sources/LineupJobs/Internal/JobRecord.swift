@@ -1,9 +1,9 @@
 import Foundation
 import LineupSpool
 
-/// The runner's bookkeeping for one claimed job, from claim to settlement. Confined to the
-/// runner's coordinator queue (a class so that dependency edges can point at it).
-final class JobRecord<Held: HeldJob> {
+/// What the runner knows of one claimed job, from claim to settlement: a value in
+/// ``RunnerState``'s books, which alone changes it.
+struct JobRecord<Held: HeldJob> {
     /// The runner's stages of a job it holds: every one of them is ``LineupSpool/JobState/running``
     /// to any reader outside the runner, until the job is settled (`done` or `failed`, or
     /// released back to `queued`).
@@ -68,7 +68,7 @@ final class JobRecord<Held: HeldJob> {
 
     /// Takes the job to its next stage: one of the moves of ``JobStage/moves``, the table that
     /// "How a job travels" shows. Any other is a bug of the runner's.
-    func move(to next: State) {
+    mutating func move(to next: State) {
         assert(
             JobStage.allows(from: state.stage, to: next.stage),
             "job \(jobID): the runner has no move from \(state.stage) to \(next.stage)")

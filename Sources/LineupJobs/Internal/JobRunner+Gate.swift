@@ -67,7 +67,7 @@ extension JobRunner {
 
     /// This daemon's jobs of `scope` claimed and not finished running.
     private func running(in scope: JobScope) -> Int {
-        live.values.reduce(0) { count, record in
+        state.live.values.reduce(0) { count, record in
             let kind = record.file?.kind
             let queue = routing.queue(forJobNamed: record.file?.queue, kind: kind)
             guard scope.covers(kind: kind, queue: queue), !record.hasFinishedRunning, !record.isSettled

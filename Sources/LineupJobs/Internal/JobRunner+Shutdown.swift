@@ -16,7 +16,7 @@ extension JobRunner {
     /// the cancellation for `cancellationTimeout`: they stay in `active/`.
     func finishShutdown(gracePeriod: Duration, cancellationTimeout: Duration) async -> RunnerShutdownOutcome {
         if !(await wait(until: .noRunningTasks, timeout: gracePeriod)) {
-            let running = await onCoordinator { self.live.values.count { $0.runningTask != nil } }
+            let running = await onCoordinator { self.state.runningTaskCount }
             logger.warning(
                 "grace period over; cancelling running jobs",
                 metadata: ["running": "\(running)", "grace_s": "\(DaemonConfiguration.seconds(gracePeriod))"])
@@ -33,27 +33,18 @@ extension JobRunner {
         } catch {
             flushError = error
         }
-        let (abandoned, runaway) = await onCoordinator { (self.finishStopping(), self.runawayTasks.values.sorted { $0.name < $1.name }) }
+        let (abandoned, runaway) = await onCoordinator { (self.finishStopping(), self.state.runawayJobs) }
         return RunnerShutdownOutcome(flushError: flushError, abandoned: abandoned, runaway: runaway)
     }
 
     /// No more claims, starts or retries; jobs that are not in the queue go back to `new/`.
     private func beginStopping() {
         assertOnCoordinator()
-        isStopping = true
-        phase = .stopping
         // Tasks already running go on; the others wait (they are cancelled after the grace).
         for queue in allQueues {
             queue.isSuspended = true
         }
-        for record in live.values.sorted(by: { $0.name < $1.name }) {
-            switch record.state {
-            case .waitingForDependencies, .waitingForRetry, .claimed:
-                release(record)
-            default:
-                break
-            }
-        }
+        perform(state.stopStarting())
         do {
             try jobs.releaseUnhandedClaims()
         } catch {
@@ -65,8 +56,8 @@ extension JobRunner {
     /// Cancels every task still in the queue, running or not, and lets the queue drain them.
     private func cancelQueuedTasks() {
         assertOnCoordinator()
-        for record in live.values {
-            record.task?.cancel()
+        for task in state.queuedTasks {
+            task.cancel()
         }
         for queue in allQueues {
             queue.isSuspended = false
@@ -77,30 +68,10 @@ extension JobRunner {
     /// jobs whose tasks still run; returns those.
     private func finishStopping() -> [JobInfo] {
         assertOnCoordinator()
-        // Not carried by a successful final flush (it failed, or the job finished after it
-        // began): its changes never reach the disk, so it runs again at the next start.
-        let (unflushed, unfiled) = acknowledgements.takeUnacknowledged()
-        for record in unflushed {
-            release(record)
-        }
-        var abandoned: [JobInfo] = []
-        for record in live.values.sorted(by: { $0.name < $1.name }) where record.task != nil {
-            // Its operation still runs and may still write: the file stays in active/, so that
-            // the next start (after this process is gone) counts an interruption and runs it again.
-            logger.error("job did not stop after cancellation; left in active/", metadata: ["job": "\(record.jobID)"])
-            abandoned.append(record.info)
-            settle(record)
-        }
-        for record in unfiled {
-            // Its data is on disk; recovery at the next start finishes or re-runs it.
-            logger.error("acknowledged job left in active/", metadata: ["job": "\(record.jobID)"])
-            settle(record)
-        }
-        phase = .stopped
+        let (abandoned, actions) = state.stopped()
         // A task that ignored its cancellation keeps its thread until it returns.
         attemptThreads.stop()
-        writeStatus()
-        resumeWaiters()
+        perform(actions)
         return abandoned
     }
 
@@ -110,15 +81,13 @@ extension JobRunner {
     func wait(until condition: WaitCondition, timeout: Duration) async -> Bool {
         await withCheckedContinuation { continuation in
             coordinator.async {
-                if self.holds(condition) {
+                if self.state.holds(condition) {
                     continuation.resume(returning: true)
                     return
                 }
-                let token = self.nextWaiterToken
-                self.nextWaiterToken += 1
-                self.waiters[token] = (condition, continuation)
+                let token = self.waiters.add(condition, continuation)
                 self.coordinator.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
-                    self.waiters.removeValue(forKey: token)?.continuation.resume(returning: false)
+                    self.waiters.remove(token)?.resume(returning: false)
                 }
             }
         }
@@ -126,16 +95,8 @@ extension JobRunner {
 
     func resumeWaiters() {
         assertOnCoordinator()
-        for (token, waiter) in waiters where holds(waiter.condition) {
-            waiters[token] = nil
-            waiter.continuation.resume(returning: true)
-        }
-    }
-
-    private func holds(_ condition: WaitCondition) -> Bool {
-        switch condition {
-        case .noRunningTasks: !live.values.contains { $0.runningTask != nil }
-        case .noQueuedTasks: queuedTaskCount == 0
+        for continuation in waiters.removeAll(where: state.holds) {
+            continuation.resume(returning: true)
         }
     }
 }

@@ -12,7 +12,7 @@ extension JobRunner {
         var running: [DaemonStatus.RunningJob] = []
         var waitingForRetry = 0
         var waitingForDependencies = 0
-        for record in live.values {
+        for record in state.live.values {
             switch record.state {
             case let .queued(task) where task.startedAt != nil:
                 running.append(
@@ -29,17 +29,17 @@ extension JobRunner {
         running.sort { ($0.startedAt, $0.job.name) < ($1.startedAt, $1.job.name) }
         let configuration = settings.withLock { $0.configuration }
         var status = DaemonStatus(
-            pid: ProcessInfo.processInfo.processIdentifier, phase: phase, startedAt: startedAt, updatedAt: Date(),
+            pid: ProcessInfo.processInfo.processIdentifier, phase: state.phase, startedAt: startedAt, updatedAt: Date(),
             maxConcurrentJobs: configuration.totalConcurrency,
-            flushInterval: DaemonConfiguration.seconds(configuration.flushInterval), lastFlush: lastFlush,
-            consecutiveFlushFailures: acknowledgements.consecutiveFlushFailures, running: running,
-            queued: max(0, queuedTaskCount - running.count),
-            awaitingFlush: jobsAwaitingFlush,
+            flushInterval: DaemonConfiguration.seconds(configuration.flushInterval), lastFlush: state.lastFlush,
+            consecutiveFlushFailures: state.acknowledgements.consecutiveFlushFailures, running: running,
+            queued: max(0, state.queuedTaskCount - running.count),
+            awaitingFlush: state.acknowledgements.unacknowledgedCount,
             waitingForRetry: waitingForRetry, waitingForDependencies: waitingForDependencies,
-            acknowledgementsFailingSince: acknowledgements.stalledSince?.date, claimingPaused: isClaimingPaused)
-        status.recentFlushes = recentFlushes
-        status.acknowledgedPerMinute = acknowledgementRate.perMinute(endingAt: Date())
-        status.mainContextUnsavedRows = mainContextUnsavedRows
+            acknowledgementsFailingSince: state.acknowledgements.stalledSince?.date, claimingPaused: state.isClaimingPaused)
+        status.recentFlushes = state.recentFlushes
+        status.acknowledgedPerMinute = state.acknowledgementRate.perMinute(endingAt: Date())
+        status.mainContextUnsavedRows = state.mainContextUnsavedRows
         status.paused = gate.paused.isEmpty ? nil : gate.paused.sorted()
         status.limits = limitStates(configuration)
         return status
@@ -76,7 +76,7 @@ extension JobRunner {
         let main = container.mainContext
         main.perform {
             let rows = main.unsavedRowCount
-            self.coordinator.async { self.mainContextUnsavedRows = rows }
+            self.coordinator.async { self.state.mainContextUnsavedRows = rows }
         }
     }
 }

@@ -9,29 +9,27 @@ import Synchronization
 /// Runs claimed jobs on its `OperationQueue`s and acknowledges them after the flush that
 /// carries their changes (group commit).
 ///
-/// Two serial queues share the work:
-/// - the *coordinator* keeps the books: claims, dependency resolution, task completions (hopped
-///   from the queue's threads), retries, failures and releases, and the settling of flushed
-///   groups. It never waits for a task or for a flush, so tasks, flushes and claims cannot
-///   deadlock each other, and a job can be claimed and started while a flush is writing. It
-///   does wait for the calls it makes to the job storage (claims, fails, releases, lookups) and
-///   for the write of `status.json`: "How a job travels" lists them.
-/// - the *committer* (``GroupCommitter``) flushes the store and files each flushed group in
-///   `done/`: the disk-bound half of group commit. The coordinator hands it a settled list of
-///   finished jobs (every one saved into the main context before the flush begins, so the
-///   flush carries its changes) and acknowledges them when the committer reports back.
+/// The runner decides nothing itself: ``RunnerState`` holds the books (every job held, the
+/// group commit, the phase) and answers each input with the actions to take. The runner feeds
+/// it the inputs, on one serial queue, and performs the actions: the storage's claims and
+/// settles, the tasks in the queues, the timers, the flushes, the events and the log.
 ///
-/// A job's life: claimed → (parked until every job in its `after` list is done:
-/// ``DependencyBook``) → queued → running → finished, awaiting the flush → committing →
-/// acknowledged (`done/`). A failure is retried with backoff (waiting for retry) or
-/// goes to `failed/`; at shutdown a job not finished goes back to `new/` (released).
+/// Two serial queues share the work:
+/// - the *coordinator* feeds the state and performs its actions. It never waits for a task or
+///   for a flush, so tasks, flushes and claims cannot deadlock each other, and a job can be
+///   claimed and started while a flush is writing. It does wait for the calls it makes to the
+///   job storage (claims, fails, releases, lookups) and for the write of `status.json`: "How a
+///   job travels" lists them.
+/// - the *committer* (``GroupCommitter``) flushes the store and files each flushed group in
+///   `done/`: the disk-bound half of group commit.
 final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
-    // @unchecked Sendable: every `var` below is touched only on `coordinator` (checked by
-    // `dispatchPrecondition` in debug builds); the `let`s are Sendable, and `OperationQueue` is
-    // thread-safe.
+    // @unchecked Sendable: its three `var`s (`state`, `gate`, `waiters`) are touched only on
+    // `coordinator` (checked by `dispatchPrecondition` in debug builds); the `let`s are
+    // Sendable, and `OperationQueue` is thread-safe.
 
     /// The runner's bookkeeping for one job it holds.
     typealias Record = JobRecord<Storage.Held>
+    typealias Action = RunnerAction<Storage.Held>
 
     let coordinator = DispatchQueue(label: "lineup.runner")
     /// The default queue, for the kinds of no named queue.
@@ -55,7 +53,6 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     let paths: PathPolicy
     let events: EventBroadcaster
     let settings: Locked<RunnerSettings>
-    let jitter: @Sendable () -> Double
     /// The clock of the jobs' schedules (notBefore, retries, time limits, dependency waits).
     let clock: DaemonClock
     /// Whether claiming is allowed now (see `JobDaemon.Hooks.mayClaim`).
@@ -65,43 +62,17 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     let claimPending = Atomic<Bool>(false)
     /// Whether a flush asked for by ``mainContextHolds(_:)`` has not reached the coordinator yet.
     let rowLimitFlushPending = Atomic<Bool>(false)
-
-    /// Unsettled jobs by claim (names may repeat; claims do not).
-    var live: [String: Record] = [:]
-    /// Which unsettled jobs have which ids, and which parked jobs wait for them.
-    var dependencies = DependencyBook()
-    /// Finished jobs on their way to their acknowledgement (group commit).
-    var acknowledgements = AcknowledgementPipeline<Record>()
-    /// Tasks in the queue (not completed).
-    var queuedTaskCount = 0
-    var isStopping = false
-    var phase = DaemonStatus.Phase.running
-    /// A flush before the interval is scheduled (see ``scheduleEarlyFlush(_:)``).
-    var earlyFlushScheduled = false
-    var lastFlush: FlushSummary?
-    /// The last flushes that did something, newest first (see ``DaemonStatus/recentFlushes``).
-    var recentFlushes: [FlushSummary] = []
-    var acknowledgementRate = AcknowledgementRate()
-    /// The main context's unsaved rows, as ``refreshStatus()`` last read them.
-    var mainContextUnsavedRows: Int?
     /// Told once, when flushes have failed for the configured time: the daemon stops.
     let flushFailureTimeoutExpired: @Sendable (String) -> Void
-    /// Tasks of jobs failed for good because they did not stop when their time limit cancelled
-    /// them: their threads still run (a thread cannot be killed), and shutdown must know.
-    var runawayTasks: [ObjectIdentifier: JobInfo] = [:]
-    var waiters: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
-    /// What is paused, and this daemon's counts of its limits.
-    var gate = ClaimGate()
-    /// How many claimed jobs the runner holds at most, following the jobs where not configured.
-    var claimWindow: ClaimWindow
-    /// Whether the last claim, unnarrowed by pauses or limits, found nothing. Then a job that
-    /// finishes does not claim again, since each would find nothing too (on a database, an empty
-    /// statement a job as a burst drains), until something may have queued one: a notification,
-    /// a poll or the watcher's hint (``claimAvailable()``), a resume, new settings.
-    var lastClaimFoundNothing = false
-    var nextWaiterToken = 0
     /// The spans of attempts and flushes; nil, and no cost per job, when no tracer is bootstrapped.
     let tracing = JobTracing.bootstrapped
+
+    /// Every job held, the group commit and the phase: the state machine the runner performs.
+    var state: RunnerState<Storage.Held>
+    /// What is paused, and this daemon's counts of its limits.
+    var gate = ClaimGate()
+    /// The steps of a stop that wait for a condition (see ``wait(until:timeout:)``).
+    var waiters = StopWaiters()
 
     init(
         jobs: Storage, statusDirectory: URL, container: PersistentContainer, registry: JobRegistry, paths: PathPolicy,
@@ -119,9 +90,14 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         self.paths = paths
         self.settings = Locked(settings)
         self.events = events
-        self.jitter = jitter
         self.committer = GroupCommitter(container: container, jobs: jobs)
-        self.claimWindow = ClaimWindow(settings.configuration)
+        self.state = RunnerState(
+            configuration: settings.configuration,
+            storage: RunnerState.StorageAnswers(
+                settledOutcome: { [jobs] in jobs.settledOutcome(ofJobID: $0) },
+                lastDone: { [jobs] in jobs.lastDone(withUniqueKey: $0) },
+                pendingJobIDs: { [jobs] in try? jobs.pendingJobIDs(among: $0) }),
+            jitter: jitter)
         queue.name = "lineup.jobs"
         queue.qualityOfService = BlockingWork.qualityOfService
         queue.maxConcurrentOperationCount = settings.configuration.maxConcurrentJobs
@@ -176,6 +152,102 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(coordinator))
     }
 
+    // MARK: - Performing the state's actions
+
+    /// Performs `actions` in order; what comes of one (a task made, a job renamed) goes back to
+    /// the state at once, and the actions it answers are performed before the next.
+    func perform(_ actions: [Action]) {
+        assertOnCoordinator()
+        for action in actions {
+            perform(action)
+        }
+    }
+
+    private func perform(_ action: Action) {
+        switch action {
+        case let .postpone(claimed, info, notBefore):
+            postpone(claimed, info, until: notBefore)
+        case let .countClaim(file):
+            if gate.hasLimits { noteClaim(of: file) }
+        case let .prepareTask(claim):
+            guard let record = state.live[claim] else { return }
+            perform(state.taskPrepared(claim: claim, Result { try registry.makeTask(for: makeRequest(record)) }))
+        case let .startAttempt(claim, prepared):
+            startAttempt(claim, prepared: prepared)
+        case let .recordFailedAttempt(claim):
+            guard let record = state.live[claim] else { return }
+            do {
+                state.failedAttemptRecorded(claim: claim, try jobs.recordFailedAttempt(of: record.claimed))
+            } catch {
+                logger.error(
+                    "cannot count a failed attempt in the job's file name", metadata: ["job": "\(record.jobID)", "error": "\(error)"])
+            }
+        case let .settle(claimed, settlement, jobID):
+            settle(claimed, settlement, jobID: jobID)
+        case let .stopTask(claim, task, reason):
+            perform(state.stopRequested(claim: claim, task: task, for: reason, stopped: task.stop(reason)))
+        case let .schedule(delay, timer):
+            clock.schedule(delay, coordinator) { self.perform(self.state.timerFired(timer)) }
+        case let .flushSoon(reason):
+            coordinator.async {
+                guard self.state.isEarlyFlushDue else { return }
+                self.beginFlush(reason)
+            }
+        case let .announce(event):
+            events.emit(event)
+        case let .log(line):
+            logger.log(level: line.level, line.message, metadata: line.metadata)
+        case let .traceAttemptThatCouldNotStart(record, error):
+            guard let tracing else { return }
+            tracing.recordAttemptThatCouldNotStart(
+                jobID: record.jobID, name: record.name, file: record.file, attempt: record.attempt, error: error)
+        case let .claim(mayFindNewJobs):
+            claimWhileRoom(mayFindNewJobs: mayFindNewJobs)
+        case .resumeWaiters:
+            resumeWaiters()
+        case .writeStatus:
+            writeStatus()
+        case let .giveUpOnAcknowledgements(reason):
+            flushFailureTimeoutExpired(reason)
+        }
+    }
+
+    /// Returns a job whose `notBefore` time is still to come to `new/`, named so that claimers
+    /// skip it until then (a job enqueued with `SpoolDirectory.enqueue(_:)` has that name
+    /// already and is not claimed early; one written into `new/` by hand is, once).
+    private func postpone(_ claimed: Storage.Held, _ info: JobInfo, until notBefore: Date) {
+        do {
+            try jobs.postpone(claimed, until: notBefore)
+        } catch {
+            // It stays in active/ until the next start returns it to new/; running it early
+            // would break the one promise notBefore makes.
+            logger.error("cannot return a scheduled job to new/", metadata: ["job": "\(info.id ?? info.name)", "error": "\(error)"])
+            return
+        }
+        events.emit(.jobScheduled(info, notBefore: notBefore))
+        logger.info("job scheduled", metadata: ["job": "\(info.id ?? info.name)", "notBefore": "\(notBefore.ISO8601Format())"])
+    }
+
+    /// The storage's half of a settle: the job leaves `running`. A failure is logged: the file
+    /// stays in `active/`, and recovery at the next start deals with it.
+    private func settle(_ claimed: Storage.Held, _ settlement: JobSettlement, jobID: String) {
+        do {
+            switch settlement {
+            case let .failed(report):
+                try jobs.fail(claimed, report: report)
+            case .released:
+                try jobs.release(claimed)
+            }
+        } catch {
+            let message: Logger.Message =
+                switch settlement {
+                case .failed: "cannot settle a failed job"
+                case .released: "cannot give a job back"
+                }
+            logger.error(message, metadata: ["job": "\(jobID)", "queue": "\(jobs.location)", "error": "\(error)"])
+        }
+    }
+
     // MARK: - Settings
 
     /// Applies reloaded settings: the default queue's width at once, the rest from the next use
@@ -184,8 +256,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         settings.withLock { $0 = newSettings }
         queue.maxConcurrentOperationCount = newSettings.configuration.maxConcurrentJobs
         coordinator.async {
-            self.claimWindow = ClaimWindow(newSettings.configuration)
-            self.claimWhileRoom(mayFindNewJobs: true)
+            self.perform(self.state.settingsChanged(newSettings.configuration))
         }
     }
 
@@ -212,25 +283,16 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
 
     /// Claims while the window has room. `mayFindNewJobs` is false where room was freed (a job
     /// finished, a flush went through): then a claim that found nothing last time is not
-    /// repeated (``lastClaimFoundNothing``).
+    /// repeated.
     func claimWhileRoom(mayFindNewJobs: Bool = false) {
         assertOnCoordinator()
-        if mayFindNewJobs {
-            lastClaimFoundNothing = false
-        } else if lastClaimFoundNothing {
+        let roundTrip = jobs.claimRoundTrip
+        guard let window = state.claimRoundBegins(mayFindNewJobs: mayFindNewJobs, roundTrip: roundTrip, now: .now) else {
             return
         }
-        let configuration = settings.withLock { $0.configuration }
-        let roundTrip = jobs.claimRoundTrip
-        let window = claimWindow.size(roundTrip: roundTrip, at: ContinuousClock.now)
-        let filter = claimFilter(configuration)
-        var inHand: Int { queuedTaskCount + dependencies.parkedOnJobsInHandCount }
-        // A storage whose claim is a round trip is asked once half the window is free, so that a
-        // statement claims half a window at least (see JobStorage.claimRoundTrip).
-        if roundTrip != nil, inHand > window / 2 { return }
-        while !isStopping, inHand < window, !isClaimingPaused, mayClaim() {
+        let filter = claimFilter(settings.withLock { $0.configuration })
+        while let room = state.roomToClaim(within: window), mayClaim() {
             let claimed: Storage.Held?
-            let room = window - inHand
             do {
                 claimed = try filter.map { try jobs.claimNext(filter: $0, upTo: room) } ?? jobs.claimNext(upTo: room)
             } catch {
@@ -239,137 +301,11 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             }
             guard let claimed else {
                 // Narrowed by a pause or a limit, finishing a job may free what it held back.
-                lastClaimFoundNothing = filter == nil
+                state.claimFoundNothing(narrowed: filter != nil)
                 return
             }
-            claimWindow.noteClaimed(at: ContinuousClock.now)
-            submit(claimed)
+            perform(state.claimed(claimed, now: clock.now(), at: .now))
         }
-    }
-
-    /// Whether claiming waits for acknowledgements to go through again: they are failing (a
-    /// full disk) and the finished jobs waiting for one have reached the bound. Claiming more
-    /// would only grow the main context with work that cannot be made durable.
-    var isClaimingPaused: Bool {
-        acknowledgements.pausesClaiming(limit: settings.withLock { $0.configuration.flushBacklogLimit })
-    }
-
-    /// Finished jobs not acknowledged yet: waiting for a flush, being committed, or flushed and
-    /// waiting to be filed.
-    var jobsAwaitingFlush: Int {
-        acknowledgements.unacknowledgedCount
-    }
-
-    /// Takes a claimed job in: parses it, makes its first task (which validates its
-    /// parameters), then resolves its dependencies.
-    func submit(_ claimed: Storage.Held) {
-        assertOnCoordinator()
-        let file: JobFile?
-        var invalid: JobError?
-        do {
-            file = try claimed.decodeJobFile()
-        } catch {
-            file = nil
-            let code: JobError.Code = error.code == .malformedJobFile ? .malformedJobFile : .invalidParameters
-            invalid = JobError(code, error.message, jobFile: claimed.enqueuedFileName, isRetryable: false, underlying: error)
-        }
-        if let notBefore = file?.notBefore, notBefore > clock.now() {
-            postpone(claimed, file: file, until: notBefore)
-            return
-        }
-        let policy = settings.withLock { $0.configuration.retry }.overridden(
-            maxAttempts: file?.maxAttempts, baseDelay: file?.baseDelay)
-        let record = Record(claimed: claimed, file: file, policy: policy)
-        if gate.hasLimits {
-            noteClaim(of: file)
-        }
-        // Failed attempts of earlier runs count: the number lives in the file name.
-        record.attempt = claimed.failedAttempts + 1
-        live[record.claim] = record
-        events.emit(.jobClaimed(record.info))
-        logger.debug("job claimed", metadata: ["job": "\(record.jobID)", "file": "\(claimed.enqueuedFileName)", "claim": "\(claimed.claim)"])
-        admit(record, invalid: invalid)
-    }
-
-    /// Returns a job whose `notBefore` time is still to come to `new/`, named so that claimers
-    /// skip it until then (a job enqueued with `SpoolDirectory.enqueue(_:)` has that name
-    /// already and is not claimed early; one written into `new/` by hand is, once).
-    private func postpone(_ claimed: Storage.Held, file: JobFile?, until notBefore: Date) {
-        let info = JobInfo(name: claimed.name, claim: claimed.claim, id: file?.id, kind: file?.kind, attempt: claimed.failedAttempts + 1)
-        do {
-            try jobs.postpone(claimed, until: notBefore)
-        } catch {
-            // It stays in active/ until the next start returns it to new/; running it early
-            // would break the one promise notBefore makes.
-            logger.error("cannot return a scheduled job to new/", metadata: ["job": "\(info.id ?? info.name)", "error": "\(error)"])
-            return
-        }
-        events.emit(.jobScheduled(info, notBefore: notBefore))
-        logger.info("job scheduled", metadata: ["job": "\(info.id ?? info.name)", "notBefore": "\(notBefore.ISO8601Format())"])
-    }
-
-    /// Fails the job at once when its file or parameters are invalid; otherwise resolves its
-    /// dependencies.
-    private func admit(_ record: Record, invalid: JobError?) {
-        if let invalid {
-            failPermanently(record, invalid)
-            return
-        }
-        guard let file = record.file else { return }
-        if record.claimed.failedAttempts >= record.policy.maxAttempts {
-            // Its attempts were used up before a restart, or maxAttempts was lowered since.
-            failPermanently(
-                record,
-                JobError(
-                    .jobFailed,
-                    "\(record.claimed.failedAttempts) attempts failed already, and maxAttempts is \(record.policy.maxAttempts)",
-                    jobFile: record.claimed.enqueuedFileName, isRetryable: false))
-            return
-        }
-        // Held by a job queued or running: one that has finished and waits for its flush holds
-        // it no more (its file may be in done/ already, the flush's outcome on its way here).
-        if let key = file.uniqueKey,
-            let holder = live.values.first(where: { $0 !== record && $0.file?.uniqueKey == key && !$0.hasFinishedRunning })
-        {
-            failPermanently(
-                record,
-                JobError(
-                    .duplicateJob,
-                    "refused: job \(holder.jobID) (\(holder.claimed.enqueuedFileName)) holds uniqueKey `\(key)` and is queued or running",
-                    jobFile: record.claimed.enqueuedFileName, isRetryable: false))
-            return
-        }
-        // With uniqueFor, a job that finished and waits for its flush is done as far as the key
-        // is concerned; one filed in done/ holds it for the period after it finished.
-        if let key = file.uniqueKey, let period = file.uniqueFor,
-            let doneAt = live.values.contains(where: { $0.hasFinishedRunning && $0.file?.uniqueKey == key })
-                ? clock.now() : jobs.lastDone(withUniqueKey: key),
-            doneAt > clock.now().addingTimeInterval(-period.timeInterval)
-        {
-            failPermanently(
-                record,
-                JobError(
-                    .duplicateJob,
-                    "refused: a job holding uniqueKey `\(key)` was done at \(doneAt.ISO8601Format()), within uniqueFor (\(Self.secondsText(period)) s)",
-                    jobFile: record.claimed.enqueuedFileName, isRetryable: false))
-            return
-        }
-        if routing.ignores(namedQueue: file.queue), let name = file.queue {
-            // Refusing it would lose work whenever producers name a queue before the daemons
-            // are configured with it; the kind's queue bounds it as any job of the kind.
-            logger.warning(
-                "job names a queue this daemon has not configured; it runs in its kind's queue",
-                metadata: ["job": "\(record.jobID)", "queue": "\(name)"])
-        }
-        do {
-            record.preparedTask = try registry.makeTask(for: makeRequest(record))
-        } catch {
-            traceAttemptThatCouldNotStart(record, error)
-            failPermanently(record, error)
-            return
-        }
-        dependencies.hold(claim: record.claim, id: file.id, after: file.after)
-        resolveDependencies(record)
     }
 
     func makeRequest(_ record: Record) -> JobRequest {
@@ -379,126 +315,22 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             container: container, logger: logger, settledReport: { [jobs] id in jobs.settledReport(ofJobID: id) })
     }
 
-    // MARK: - Dependencies
-
-    /// Queues the job if every job in its `after` list is done; fails it if one failed or if it
-    /// waits for itself (a cycle); otherwise parks it until those jobs settle. Called at admission
-    /// and again each time a job it waits for settles.
-    func resolveDependencies(_ record: Record) {
-        assertOnCoordinator()
-        guard let file = record.file, !record.isSettled else { return }
-        switch verdict(on: file, of: record.claim) {
-        case .ready:
-            dependencies.unpark(record.claim)
-            startAttempt(record)
-        case let .cycle(through: id):
-            failPermanently(
-                record,
-                JobError(
-                    .dependencyCycle,
-                    "job \(record.jobID) waits for job \(id), which waits (directly or not) for job \(record.jobID)",
-                    jobFile: record.claimed.enqueuedFileName))
-        case let .dependencyFailed(id, reason):
-            failPermanently(
-                record,
-                JobError(.dependencyFailed, "job \(id) in `after` failed: \(reason)", jobFile: record.claimed.enqueuedFileName))
-        case let .waiting(inHand, unknown):
-            park(record, inHand: inHand, unknown: unknown)
-        }
-    }
-
-    /// What the job's `after` list comes to now; the job storage tells how jobs not in hand were
-    /// settled.
-    private func verdict(on file: JobFile, of claim: String) -> DependencyBook.Verdict {
-        dependencies.verdict(for: claim, after: file.after, runsAfterFailures: file.afterSettled) { jobs.settledOutcome(ofJobID: $0) }
-    }
-
-    /// Parks the job until the jobs it waits for settle. A dependency that has finished and only
-    /// waits for its flush is flushed soon; an id no job has is waited for up to
-    /// ``DaemonConfiguration/dependencyWaitTimeout``.
-    private func park(_ record: Record, inHand: Set<String>, unknown: Set<String>) {
-        guard !isStopping else {
-            release(record)
-            return
-        }
-        let awaited = inHand.union(unknown)
-        let wasParked = !dependencies.awaitedIDs(of: record.claim).isEmpty
-        dependencies.park(record.claim, on: awaited, inHand: !inHand.isEmpty)
-        record.move(to: .waitingForDependencies(unresolved: awaited))
-        if !wasParked {
-            events.emit(.jobWaitingForDependencies(record.info, ids: awaited.sorted()))
-            logger.info(
-                "job waits for the jobs in its after list",
-                metadata: ["job": "\(record.jobID)", "after": "\(awaited.sorted().joined(separator: ","))"])
-        }
-        for id in inHand {
-            if let claim = dependencies.holder(ofID: id), live[claim]?.hasFinishedRunning == true {
-                scheduleEarlyFlush(.dependency)
-            }
-        }
-        if !unknown.isEmpty, !record.awaitsUnknownDependencies {
-            record.awaitsUnknownDependencies = true
-            let timeout = settings.withLock { $0.configuration.dependencyWaitTimeout }
-            let claim = record.claim
-            clock.schedule(timeout, coordinator) {
-                self.dependencyWaitExpired(claim: claim, timeout: timeout)
-            }
-        }
-    }
-
-    /// The wait for ids that no job had is up: fails the job if some still have none, unless
-    /// those are scheduled for later or held by another daemon. If what it waits for has changed
-    /// meanwhile without a settlement in this run to wake it (a job settled by an earlier run
-    /// turned up in `done/`, say), it is judged again now.
-    private func dependencyWaitExpired(claim: String, timeout: Duration) {
-        guard !isStopping, let record = live[claim], case .waitingForDependencies = record.state, let file = record.file
-        else { return }
-        record.awaitsUnknownDependencies = false
-        guard case let .waiting(_, unknown) = verdict(on: file, of: claim), !unknown.isEmpty else {
-            resolveDependencies(record)
-            return
-        }
-        // A job scheduled for later is waited for however long that is.
-        if let pending = try? jobs.pendingJobIDs(among: unknown), !pending.isEmpty {
-            record.awaitsUnknownDependencies = true
-            clock.schedule(timeout, coordinator) {
-                self.dependencyWaitExpired(claim: claim, timeout: timeout)
-            }
-            return
-        }
-        let ids = unknown.sorted().joined(separator: ", ")
-        failPermanently(
-            record,
-            JobError(
-                .unknownDependency,
-                "no job with id \(ids) (named in `after`) was queued, running, done or failed within \(DaemonConfiguration.seconds(timeout)) s",
-                jobFile: record.claimed.enqueuedFileName))
-    }
-
     // MARK: - Attempts
 
-    /// Puts the job's next task on the queue.
-    func startAttempt(_ record: Record) {
-        assertOnCoordinator()
-        guard !isStopping else {
-            release(record)
-            return
-        }
+    /// Puts the job's next task on its queue: `prepared`, or one made now for its attempt.
+    private func startAttempt(_ claim: String, prepared: JobTask?) {
+        guard let record = state.live[claim] else { return }
         let task: JobTask
-        if let prepared = record.preparedTask {
-            record.preparedTask = nil
+        if let prepared {
             task = prepared
         } else {
-            record.attempt += 1
             do {
                 task = try registry.makeTask(for: makeRequest(record))
             } catch {
-                traceAttemptThatCouldNotStart(record, error)
-                handleFailure(record, error)
+                perform(state.attemptCouldNotStart(claim: claim, error))
                 return
             }
         }
-        let claim = record.claim
         let info = record.info
         // Announced from the task's thread: the coordinator learns that a task runs from the
         // task itself (`startedAt`) when it needs to, so a start costs it no hop.
@@ -510,7 +342,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
             if let timeLimit {
                 self.clock.schedule(timeLimit, self.coordinator) { [weak task] in
                     guard let task else { return }
-                    self.attemptTimedOut(claim: claim, task: task, after: timeLimit)
+                    self.perform(self.state.timerFired(.timeLimitReached(claim: claim, task, limit: timeLimit)))
                 }
             }
         }
@@ -523,24 +355,20 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         task.onFinish { [weak self] task in
             guard let self else { return }
             let finished = self.stageReport(of: task, claimed: claimed, id: id, kind: kind, attempt: attempt, uniqueKey: uniqueKey)
-            self.coordinator.async { self.taskCompleted(claim: claim, task: task, finished: finished) }
+            self.coordinator.async {
+                let ending = AttemptEnding(result: task.finalResult, startedAt: task.startedAt, keptRowChanges: task.keptRowChanges)
+                self.perform(self.state.attemptEnded(claim: claim, task: task, ending, finished: finished))
+            }
         }
         if let tracing {
             task.traceAttempt(tracing.attempt(jobID: record.jobID, name: record.name, file: record.file, attempt: record.attempt))
         }
-        record.move(to: .queued(task))
-        queuedTaskCount += 1
+        state.attemptQueued(claim: claim, task: task)
         // Jobs were claimed by priority; tasks that wait in a queue behind its concurrency are
         // started by it too (the queue knows five levels: ten are folded into them).
         task.queuePriority = Self.queuePriority(of: record.file?.priority ?? JobFile.defaultPriority)
         task.runOnAttemptThreads(attemptThreads)
         operationQueue(for: record.file).addOperation(task)
-    }
-
-    /// The span of an attempt whose task could not be made, when a tracer is bootstrapped.
-    private func traceAttemptThatCouldNotStart(_ record: Record, _ error: any Error) {
-        tracing?.recordAttemptThatCouldNotStart(
-            jobID: record.jobID, name: record.name, file: record.file, attempt: record.attempt, error: error)
     }
 
     /// An `Operation`'s five levels for a job's ten (0 most urgent).
@@ -552,11 +380,5 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         case ...7: .low
         default: .veryLow
         }
-    }
-
-    /// `3600` or `7.5`: a period as a job file says it, in seconds, without a needless fraction.
-    static func secondsText(_ period: Duration) -> String {
-        let seconds = period.timeInterval
-        return seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
     }
 }
