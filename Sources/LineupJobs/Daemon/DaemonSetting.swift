@@ -5,9 +5,10 @@ import Foundation
 /// reload changes it.
 ///
 /// ``all`` lists every setting. ``DaemonConfiguration/reloading(from:)`` and
-/// ``DaemonConfiguration/settingsNeedingRestart(toBecome:)`` are read from it, and the table of
-/// settings in <doc:OperatingTheDaemon> is ``markdownTable``; tests hold the configuration
-/// file's keys and the article to it.
+/// ``DaemonConfiguration/settingsNeedingRestart(toBecome:)`` are read from it, `lineupd` takes
+/// its options' names and defaults from it, and the table of settings in
+/// <doc:OperatingTheDaemon> is ``markdownTable``; tests hold the configuration file's keys,
+/// `lineupd`'s options and the article to it.
 public struct DaemonSetting: Sendable {
     /// The ``DaemonConfiguration`` property it sets, as a Swift key path reads without its root:
     /// `flushInterval`, `retry.maxAttempts`.
