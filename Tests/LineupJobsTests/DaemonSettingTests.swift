@@ -127,12 +127,8 @@ struct DaemonSettingTests {
     }
 
     @Test func operatingTheDaemonShowsTheTableOfSettings() throws {
-        let article = try String(
-            contentsOf: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appending(path: "Sources/LineupJobs/LineupJobs.docc/OperatingTheDaemon.md"),
-            encoding: .utf8)
-        let begin = try #require(article.range(of: "<!-- DaemonSetting.markdownTable -->\n"))
-        let end = try #require(article.range(of: "\n<!-- /DaemonSetting.markdownTable -->"))
-        #expect(String(article[begin.upperBound..<end.lowerBound]) == DaemonSetting.markdownTable)
+        let table = try generatedText(
+            inArticle: "OperatingTheDaemon", between: "<!-- DaemonSetting.markdownTable -->", and: "<!-- /DaemonSetting.markdownTable -->")
+        #expect(table == DaemonSetting.markdownTable)
     }
 }
