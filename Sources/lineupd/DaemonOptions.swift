@@ -6,53 +6,63 @@ import Logging
 
 /// The daemon's command-line options.
 struct DaemonOptions: ParsableArguments, Sendable {
-    @Option(help: "The SQLite store (created on first run).")
+    @Option(name: DaemonSetting.store.optionName, help: DaemonSetting.store.optionHelp())
     var store: String?
-    @Option(help: "A PostgreSQL database (postgres://user@host:port/db) for the store and the jobs, shared by every lineupd pointed at it; the spool becomes this host's intake (default: the SQLite store and the spool's jobs).")
+    @Option(name: DaemonSetting.database.optionName, help: DaemonSetting.database.optionHelp())
     var database: String?
-    @Option(help: "With --database: seconds this daemon's claims outlive its last heartbeat, after which other daemons take its jobs back (default 30).")
+    @Option(name: DaemonSetting.lease.optionName, help: DaemonSetting.lease.optionHelp())
     var lease: Double?
-    @Option(help: "With --database: a PostgreSQL URL direct to the server, to listen on for new jobs (LISTEN) when --database goes through a pooler in transaction mode such as PgBouncer, where a LISTEN hears nothing (default: --database itself; polling finds jobs either way, later).")
+    @Option(
+        name: DaemonSetting.listenDatabase.optionName,
+        help: DaemonSetting.listenDatabase.optionHelp("polling finds jobs either way, later"))
     var listenDatabase: String?
-    @Option(help: "With --database: the most connections this daemon opens to it, its listener's included: 4 (the store's writer, the main context's reader, key blocks, the listener), readers for the jobs at once and one more, and one or two for the jobs; at least concurrency + 6 (default: max(5, concurrency + 1) + 6).")
+    @Option(
+        name: DaemonSetting.databaseConnections.optionName,
+        help: DaemonSetting.databaseConnections.optionHelp(
+            "4 (the store's writer, the main context's reader, key blocks, the listener), readers for the jobs at once and one more, and one or two for the jobs"))
     var databaseConnections: Int?
-    @Option(help: "The spool directory (tmp/ new/ active/ done/ failed/).")
+    @Option(name: DaemonSetting.spool.optionName, help: DaemonSetting.spool.optionHelp())
     var spool: String?
-    @Option(help: "The directory job inputs are read from.")
+    @Option(name: DaemonSetting.input.optionName, help: DaemonSetting.input.optionHelp())
     var input: String?
-    @Option(help: "The directory job outputs are written to.")
+    @Option(name: DaemonSetting.output.optionName, help: DaemonSetting.output.optionHelp())
     var output: String?
     @Option(help: "A JSON configuration file (keys: store, spool, input, output, concurrency, flushInterval, gracePeriod, logLevel, ...).")
     var config: String?
-    @Option(help: "Jobs run at once, 1 to 1024 (default: the number of cores).")
+    @Option(name: DaemonSetting.concurrency.optionName, help: DaemonSetting.concurrency.optionHelp())
     var concurrency: Int?
-    @Option(help: "Seconds between flushes, more than 0 and at most a year (default 5).")
+    @Option(name: DaemonSetting.flushInterval.optionName, help: DaemonSetting.flushInterval.optionHelp())
     var flushInterval: Double?
-    @Flag(inversion: .prefixedNo, help: "Flush as soon as no job is queued or running, not only every flush interval (default: on).")
+    @Flag(name: DaemonSetting.flushWhenIdle.optionName, inversion: .prefixedNo, help: DaemonSetting.flushWhenIdle.optionHelp())
     var flushWhenIdle: Bool?
-    @Option(help: "Flush as soon as jobs have saved more than this many rows into the main context, 0 for never (default 25000).")
+    @Option(name: DaemonSetting.flushRowLimit.optionName, help: DaemonSetting.flushRowLimit.optionHelp())
     var flushRowLimit: Int?
-    @Option(help: "Flush as soon as this many finished jobs wait for their acknowledgement, 0 for never (default 1000).")
+    @Option(name: DaemonSetting.flushJobLimit.optionName, help: DaemonSetting.flushJobLimit.optionHelp())
     var flushJobLimit: Int?
-    @Option(help: "Seconds running jobs get to finish at shutdown, 0 to a year (default 20).")
+    @Option(name: DaemonSetting.gracePeriod.optionName, help: DaemonSetting.gracePeriod.optionHelp())
     var gracePeriod: Double?
-    @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
+    @Option(name: DaemonSetting.logLevel.optionName, help: DaemonSetting.logLevel.optionHelp())
     var logLevel: String?
-    @Option(help: "How long done jobs are kept, e.g. 7d or 12h (default: forever); jobs others wait for are kept.")
+    @Option(name: DaemonSetting.keepDone.optionName, help: DaemonSetting.keepDone.optionHelp("e.g. 7d or 12h"))
     var keepDone: String?
-    @Option(help: "How long one attempt of a job may run, e.g. 30m (default: no limit); a job file's `timeout` and the configuration's `timeoutByKind` come first.")
+    @Option(name: DaemonSetting.timeout.optionName, help: DaemonSetting.timeout.optionHelp("e.g. 30m"))
     var timeout: String?
     @Option(help: "Serve the dashboard, its API, /metrics (Prometheus) and /health at HOST:PORT, e.g. 127.0.0.1:9464 (default: off).")
     var httpAddress: String?
     @Option(help: "A file whose first line is the token the dashboard's actions (retry, discard, flush) need; without it they are off.")
     var httpTokenFile: String?
-    @Option(help: "A host name fetch-buoy jobs may fetch from, exactly (e.g. www.ndbc.noaa.gov); repeat it for several. Replaces the configuration file's allowedHosts (default: none).")
+    @Option(
+        name: DaemonSetting.allowedHosts.optionName,
+        help: DaemonSetting.allowedHosts.optionHelp("one host an option, repeated for several; replaces the configuration file's allowedHosts"))
     var allowedHost: [String] = []
-    @Option(help: "Export a span per job attempt and per flush over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (spans go to its /v1/traces); job files' traceparent makes them children of the enqueuer's span (default: off).")
+    @Option(
+        name: DaemonSetting.otelEndpoint.optionName,
+        help: DaemonSetting.otelEndpoint.optionHelp(
+            "spans go to its /v1/traces, and job files' traceparent makes them children of the enqueuer's span"))
     var otelEndpoint: String?
     @Option(help: "text, or json: one JSON object per line, for journald and log shippers.")
     var logFormat: LogFormat = .text
-    @Option(help: ArgumentHelp(LimitOption.help))
+    @Option(name: DaemonSetting.limits.optionName, help: DaemonSetting.limits.optionHelp(LimitOption.usage))
     var limit: [String] = []
 
     enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {

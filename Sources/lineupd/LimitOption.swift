@@ -5,7 +5,8 @@ import LineupSpool
 /// `--limit SCOPE=running:N,rate:N/SECONDS`: a limit of the configuration file's `limits` given
 /// on the command line (`--limit kind:fetch-buoy=rate:10/60`, `--limit queue:imports=running:2`).
 enum LimitOption {
-    static let help = "A limit: kind:NAME or queue:NAME, then =running:N (at once), rate:N/SECONDS, or both, comma-separated; repeat for several. Overrides the configuration file's limit of that kind or queue."
+    /// What the option takes, for its help.
+    static let usage = "kind:NAME or queue:NAME, then =running:N (at once), rate:N/SECONDS, or both, comma-separated; repeated for several, each overriding the configuration file's limit of that kind or queue"
 
     static func parse(_ text: String) throws -> (JobScope, JobLimit) {
         func invalid() -> ValidationError {

@@ -1,4 +1,5 @@
 import Foundation
+import LineupJobs
 import LineupSpool
 import Testing
 
@@ -31,6 +32,35 @@ struct CommandLineTests {
                     "--http-address", "--http-token-file", "--allowed-host", "--otel-endpoint", "--log-format", "--limit", "-h,",
                 ], "\(result.standardOutput)")
             #expect(result.standardOutput.contains("SIGUSR1 flushes now"))
+        }
+    }
+
+    /// Every option of `lineupd` is a setting's (``DaemonSetting/flag``), whose help gives the
+    /// setting's default, or one of `lineupd`'s own; every setting that names an option has it.
+    @Test("lineupd's options are the settings' options, with their defaults, and lineupd's own")
+    func lineupdOptionsAreTheSettingsOptions() async throws {
+        let ownOptions: Set<String> = ["config", "log-format", "http-address", "http-token-file", "help"]
+        let settingsByFlag = Dictionary(uniqueKeysWithValues: DaemonSetting.all.compactMap { setting in setting.flag.map { ($0, setting) } })
+        try await withSandbox { sandbox in
+            let result = try await sandbox.run(Binaries.lineupd, ["--experimental-dump-help"])
+            #expect(result.termination == .exited(0))
+            let dump = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            let arguments = try #require((dump["command"] as? [String: Any])?["arguments"] as? [[String: Any]])
+            var optionsOfSettings: Set<String> = []
+            for argument in arguments {
+                // A flag's inversion (`--no-flush-when-idle`) is an argument of its own, with the flag's help.
+                let longNames = (argument["names"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "long" }
+                    .compactMap { $0["name"] as? String }
+                    .map { $0.hasPrefix("no-") && settingsByFlag[String($0.dropFirst(3))] != nil ? String($0.dropFirst(3)) : $0 }
+                guard let flag = longNames.first(where: { settingsByFlag[$0] != nil }), let setting = settingsByFlag[flag] else {
+                    #expect(!ownOptions.isDisjoint(with: longNames), "an option that no setting describes: \(longNames)")
+                    continue
+                }
+                optionsOfSettings.insert(flag)
+                let help = argument["abstract"] as? String ?? ""
+                #expect(help.hasSuffix("(default: \(setting.defaultText))."), "--\(flag): \(help)")
+            }
+            #expect(optionsOfSettings == Set(settingsByFlag.keys))
         }
     }
 

@@ -6,13 +6,9 @@ import Testing
 /// The runner's stages of a job: the moves it takes, and the article that shows them.
 struct JobStageTests {
     @Test func howAJobTravelsShowsTheMovesTheRunnerTakes() throws {
-        let article = try String(
-            contentsOf: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appending(path: "Sources/LineupJobs/LineupJobs.docc/HowAJobTravels.md"),
-            encoding: .utf8)
-        let begin = try #require(article.range(of: "<!-- JobStage.movesTable -->\n"))
-        let end = try #require(article.range(of: "\n<!-- end of JobStage.movesTable -->"))
-        #expect(String(article[begin.upperBound..<end.lowerBound]) == JobStage.movesTable)
+        let table = try generatedText(
+            inArticle: "HowAJobTravels", between: "<!-- JobStage.movesTable -->", and: "<!-- end of JobStage.movesTable -->")
+        #expect(table == JobStage.movesTable)
     }
 
     @Test func everyStageIsReachedAndLeftButSettled() {

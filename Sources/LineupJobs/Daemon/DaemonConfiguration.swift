@@ -13,9 +13,9 @@ public import Logging
 /// configuration.flushInterval = .seconds(2)
 /// ```
 ///
-/// ``logLevel``, ``flushInterval``, ``maxConcurrentJobs``, ``retry``, ``gracePeriod``,
-/// ``dependencyWaitTimeout``, the timeouts and the retention can change while the daemon runs
-/// (``JobDaemon/reload()``); the others need a restart.
+/// ``DaemonSetting/all`` describes each setting: its key in the configuration file, its
+/// `lineupd` option, its default, and whether it can change while the daemon runs
+/// (``JobDaemon/reload()``) or needs a restart.
 public struct DaemonConfiguration: Sendable, Hashable {
     /// The SQLite store (its `-wal` and `-shm` files lie beside it). Not used when
     /// ``databaseURL`` is set.
@@ -242,53 +242,20 @@ public struct DaemonConfiguration: Sendable, Hashable {
         PathPolicy(inputDirectory: inputDirectory, outputDirectory: outputDirectory)
     }
 
-    /// This configuration with the settings that may change at run time taken from `other`.
+    /// This configuration with the settings that a reload applies taken from `other` (those of
+    /// ``DaemonSetting/all`` whose ``DaemonSetting/reload`` is ``DaemonSetting/Reload/applies``).
     public func reloading(from other: DaemonConfiguration) -> DaemonConfiguration {
-        var copy = self
-        copy.logLevel = other.logLevel
-        copy.flushInterval = other.flushInterval
-        copy.flushesWhenIdle = other.flushesWhenIdle
-        copy.flushRowLimit = other.flushRowLimit
-        copy.flushJobLimit = other.flushJobLimit
-        copy.maxConcurrentJobs = other.maxConcurrentJobs
-        copy.claimWindow = other.claimWindow
-        copy.retry = other.retry
-        copy.gracePeriod = other.gracePeriod
-        copy.cancellationTimeout = other.cancellationTimeout
-        copy.dependencyWaitTimeout = other.dependencyWaitTimeout
-        copy.flushBacklogLimit = other.flushBacklogLimit
-        copy.flushFailureTimeout = other.flushFailureTimeout
-        copy.keepDone = other.keepDone
-        copy.timeout = other.timeout
-        copy.timeoutByKind = other.timeoutByKind
-        copy.cron = other.cron
-        copy.allowedHosts = other.allowedHosts
-        return copy
+        DaemonSetting.all.filter { $0.reload == .applies }.reduce(into: self) { copy, setting in
+            setting.copy(from: other, into: &copy)
+        }
     }
 
-    /// The names of the settings that differ in `other` but change only with a restart (the
-    /// locations, the watcher, the spool's durability, the poison threshold).
+    /// The names (``DaemonSetting/reportedName``) of the settings that differ in `other` but
+    /// that only a restart changes, in the order of ``DaemonSetting/all``: the locations, the
+    /// watcher, the spool's durability, the poison threshold, the named queues. A location is
+    /// compared by its standardized path.
     public func settingsNeedingRestart(toBecome other: DaemonConfiguration) -> [String] {
-        // Paths, not URLs: `URL(fileURLWithPath:)` marks a directory that exists with a trailing
-        // slash, so the spool's URL read at start (before the directory was made) and at reload differ.
-        func differ(_ one: URL, _ other: URL) -> Bool { one.standardizedFileURL.path != other.standardizedFileURL.path }
-        var names: [String] = []
-        if differ(storeURL, other.storeURL) { names.append("store") }
-        if databaseURL != other.databaseURL { names.append("database") }
-        if listenDatabaseURL != other.listenDatabaseURL { names.append("listenDatabase") }
-        if lease != other.lease { names.append("lease") }
-        if databaseConnections != other.databaseConnections { names.append("databaseConnections") }
-        if differ(spoolURL, other.spoolURL) { names.append("spool") }
-        if differ(inputDirectory, other.inputDirectory) { names.append("input") }
-        if differ(outputDirectory, other.outputDirectory) { names.append("output") }
-        if rescanInterval != other.rescanInterval { names.append("rescanInterval") }
-        if usesInotify != other.usesInotify { names.append("inotify") }
-        if statusInterval != other.statusInterval { names.append("statusInterval") }
-        if spoolDurability != other.spoolDurability { names.append("spoolDurability") }
-        if maxInterruptions != other.maxInterruptions { names.append("poisonThreshold") }
-        if queues != other.queues { names.append("queues") }
-        if otelEndpoint != other.otelEndpoint { names.append("otelEndpoint") }
-        return names
+        DaemonSetting.all.filter { $0.reload == .needsRestart && $0.differs(self, other) }.map(\.reportedName)
     }
 
     /// The most ``databaseConnections`` may be: more than any server takes from one client.

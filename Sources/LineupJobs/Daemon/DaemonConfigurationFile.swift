@@ -19,7 +19,7 @@ public import Logging
 /// ```
 ///
 /// `lineupd` reads it at start-up and applies its command-line options on top; on SIGHUP the
-/// daemon reads it again and takes the reloadable settings (see ``DaemonConfiguration``).
+/// daemon reads it again and takes the settings a reload applies (see ``DaemonSetting``).
 public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     /// The SQLite store's path (``DaemonConfiguration/storeURL``).
     public var store: String?
@@ -219,14 +219,15 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
         ] + (timeoutByKind ?? [:]).sorted { $0.key < $1.key }.map { ("timeoutByKind.\($0.key)", $0.value) }
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+    /// The file's keys: a test holds them to the settings' file keys (``DaemonSetting/fileKey``).
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case store, database, listenDatabase, databaseConnections, lease, spool, input, output, concurrency, claimWindow, flushInterval, flushWhenIdle, flushRowLimit, flushJobLimit,
             gracePeriod, cancellationTimeout,
             flushBacklogLimit, flushFailureTimeout, maxAttempts, baseDelay, maxDelay, poisonThreshold,
             dependencyWaitTimeout, rescanInterval, inotify, statusInterval, logLevel, keepDone, timeout, timeoutByKind, queues, cron,
             allowedHosts, limits, otelEndpoint
 
-        var kind: ValueKind {
+        fileprivate var kind: ValueKind {
             switch self {
             case .store, .database, .listenDatabase, .spool, .input, .output, .logLevel, .otelEndpoint: .string
             case .concurrency, .claimWindow, .databaseConnections, .flushRowLimit, .flushJobLimit, .flushBacklogLimit, .maxAttempts, .poisonThreshold:
@@ -245,7 +246,7 @@ public struct DaemonConfigurationFile: Sendable, Hashable, Codable {
     }
 
     /// The JSON type a key takes.
-    private enum ValueKind: CustomStringConvertible {
+    fileprivate enum ValueKind: CustomStringConvertible {
         case string, strings, wholeNumber, seconds, secondsByName, queues, limits, cronJobs, boolean
 
         func accepts(_ value: Any) -> Bool {

@@ -36,9 +36,8 @@ extension JobDaemon {
         return try reload(with: fresh)
     }
 
-    /// Applies the reloadable settings of `fresh` (log level, flush interval, concurrency and
-    /// claim window, retry policy, grace period, cancellation and dependency timeouts); the
-    /// others need a restart and are ignored with a warning.
+    /// Applies the settings of `fresh` that a reload applies (``DaemonSetting/Reload/applies``);
+    /// those that need a restart keep their values in effect, and a warning names them.
     ///
     /// - Returns: the configuration now in effect.
     @discardableResult
