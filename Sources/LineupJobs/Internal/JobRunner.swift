@@ -196,7 +196,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         case let .announce(event):
             events.emit(event)
         case let .log(line):
-            logger.log(level: line.level, line.message, metadata: line.metadata)
+            logger.log(level: line.level, line.message(), metadata: line.metadata())
         case let .traceAttemptThatCouldNotStart(record, error):
             guard let tracing else { return }
             tracing.recordAttemptThatCouldNotStart(

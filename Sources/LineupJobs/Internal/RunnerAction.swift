@@ -68,13 +68,15 @@ enum RunnerTimer {
     case stopGraceOver(claim: String, JobTask, AttemptStopReason)
 }
 
-/// One line of the daemon's log, as ``RunnerState`` words it.
+/// One line of the daemon's log, as ``RunnerState`` words it. Its words are put together only if
+/// the logger writes the line at its level: most lines of a job's way (claimed, finished,
+/// acknowledged) are below the level a busy daemon runs at.
 struct RunnerLogLine {
     var level: Logger.Level
-    var message: Logger.Message
-    var metadata: Logger.Metadata
+    var message: () -> Logger.Message
+    var metadata: () -> Logger.Metadata
 
-    init(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata = [:]) {
+    init(_ level: Logger.Level, _ message: @autoclosure @escaping () -> Logger.Message, _ metadata: @autoclosure @escaping () -> Logger.Metadata = [:]) {
         self.level = level
         self.message = message
         self.metadata = metadata
