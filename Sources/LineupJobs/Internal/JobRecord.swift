@@ -38,8 +38,13 @@ struct JobRecord<Held: HeldJob> {
 
     /// The claimed file; it changes name when a failed attempt is counted.
     var claimed: Held
-    let file: JobFile?
-    let jobID: String
+    /// The job's file, or nil when it could not be read.
+    var file: JobFile? { fixed.file }
+    /// What the job is known by in logs and events: its id, else its name.
+    var jobID: String { fixed.jobID }
+    /// What does not change from claim to settlement, shared by every copy of the record: the
+    /// books copy records in and out, and the file is the bulk of one.
+    private let fixed: Fixed
     /// Where the job is; changed by ``move(to:)`` alone.
     private(set) var state: State = .claimed
     var attempt = 0
@@ -57,11 +62,30 @@ struct JobRecord<Held: HeldJob> {
     /// flush met rows that no merge policy settles): even if it succeeds, it runs again.
     var discardedRows: (any Error)?
 
+    private final class Fixed: Sendable {
+        let file: JobFile?
+        let jobID: String
+
+        init(file: JobFile?, jobID: String) {
+            self.file = file
+            self.jobID = jobID
+        }
+    }
+
     init(claimed: Held, file: JobFile?, policy: RetryPolicy) {
         self.claimed = claimed
-        self.file = file
-        self.jobID = file?.id ?? claimed.name
+        self.fixed = Fixed(file: file, jobID: file?.id ?? claimed.name)
         self.policy = policy
+    }
+
+    /// The task of the next attempt: the one made at claim time, once; after it, nil, and the
+    /// attempt counts on (a new task is made for it).
+    mutating func takePreparedTask() -> JobTask? {
+        defer { preparedTask = nil }
+        if preparedTask == nil {
+            attempt += 1
+        }
+        return preparedTask
     }
 
     var name: String { claimed.name }

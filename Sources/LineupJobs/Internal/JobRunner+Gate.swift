@@ -89,13 +89,13 @@ extension JobRunner {
         }
     }
 
-    /// Counts a claim of `file`'s job against the rates that cover its kind or its queue.
-    func noteClaim(of file: JobFile?) {
+    /// Counts a claim of a job of `kind` that names `namedQueue` against the rates that cover
+    /// its kind or the queue it runs in.
+    func noteClaim(kind: String?, namedQueue: String?) {
         assertOnCoordinator()
         let configuration = settings.withLock { $0.configuration }
         guard !configuration.limits.isEmpty else { return }
-        let kind = file?.kind
-        let queue = routing.queue(forJobNamed: file?.queue, kind: kind)
+        let queue = routing.queue(forJobNamed: namedQueue, kind: kind)
         let now = clock.now()
         for (scope, limit) in configuration.limits where limit.rate != nil && scope.covers(kind: kind, queue: queue) {
             gate.recentClaims[scope, default: []].append(now)

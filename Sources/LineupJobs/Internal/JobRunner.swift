@@ -92,7 +92,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         self.events = events
         self.committer = GroupCommitter(container: container, jobs: jobs)
         self.state = RunnerState(
-            configuration: settings.configuration,
+            configuration: settings.configuration, logLevel: settings.logger.logLevel,
             storage: RunnerState.StorageAnswers(
                 settledOutcome: { [jobs] in jobs.settledOutcome(ofJobID: $0) },
                 lastDone: { [jobs] in jobs.lastDone(withUniqueKey: $0) },
@@ -167,8 +167,8 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         switch action {
         case let .postpone(claimed, info, notBefore):
             postpone(claimed, info, until: notBefore)
-        case let .countClaim(file):
-            if gate.hasLimits { noteClaim(of: file) }
+        case let .countClaim(kind, namedQueue):
+            if gate.hasLimits { noteClaim(kind: kind, namedQueue: namedQueue) }
         case let .prepareTask(claim):
             guard let record = state.live[claim] else { return }
             perform(state.taskPrepared(claim: claim, Result { try registry.makeTask(for: makeRequest(record)) }))
@@ -196,7 +196,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         case let .announce(event):
             events.emit(event)
         case let .log(line):
-            logger.log(level: line.level, line.message(), metadata: line.metadata())
+            logger.log(level: line.level, line.message, metadata: line.metadata)
         case let .traceAttemptThatCouldNotStart(record, error):
             guard let tracing else { return }
             tracing.recordAttemptThatCouldNotStart(
@@ -256,7 +256,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         settings.withLock { $0 = newSettings }
         queue.maxConcurrentOperationCount = newSettings.configuration.maxConcurrentJobs
         coordinator.async {
-            self.perform(self.state.settingsChanged(newSettings.configuration))
+            self.perform(self.state.settingsChanged(newSettings.configuration, logLevel: newSettings.logger.logLevel))
         }
     }
 

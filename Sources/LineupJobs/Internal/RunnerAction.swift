@@ -7,9 +7,10 @@ import Logging
 /// state as an input (a task it made, a flush's outcome, a timer that fired).
 enum RunnerAction<Held: HeldJob> {
     /// Return the job to the queue, named so that claimers skip it until `notBefore`.
-    case postpone(Held, JobInfo, until: Date)
-    /// Count the claim of this job against the rates of the limits that cover it.
-    case countClaim(JobFile?)
+    indirect case postpone(Held, JobInfo, until: Date)
+    /// Count the claim of a job of `kind`, which names `namedQueue`, against the rates of the
+    /// limits that cover it.
+    case countClaim(kind: String?, namedQueue: String?)
     /// Make the job's first task now, to validate its parameters at claim time; then tell the
     /// state (``RunnerState/taskPrepared(claim:_:)``).
     case prepareTask(claim: String)
@@ -22,7 +23,7 @@ enum RunnerAction<Held: HeldJob> {
     case recordFailedAttempt(claim: String)
     /// Settle the job (known to the log as `jobID`) in its storage: it leaves `running`, for
     /// `failed/` or back to `new/`.
-    case settle(Held, JobSettlement, jobID: String)
+    indirect case settle(Held, JobSettlement, jobID: String)
     /// Stop a running task (a time limit or an operator's cancel); then tell the state whether
     /// it stopped (``RunnerState/stopRequested(claim:task:for:stopped:)``).
     case stopTask(claim: String, JobTask, AttemptStopReason)
@@ -37,7 +38,7 @@ enum RunnerAction<Held: HeldJob> {
     case log(RunnerLogLine)
     /// Record the span of the job's attempt whose task could not be made (the job as it was
     /// then: the same actions may settle it).
-    case traceAttemptThatCouldNotStart(JobRecord<Held>, any Error)
+    indirect case traceAttemptThatCouldNotStart(JobRecord<Held>, any Error)
     /// Claim again, if the window has room; `mayFindNewJobs` as in ``RunnerState/roomToClaim(mayFindNewJobs:roundTrip:now:)``.
     case claim(mayFindNewJobs: Bool)
     /// Wake the shutdown steps whose conditions may hold now.
@@ -68,15 +69,13 @@ enum RunnerTimer {
     case stopGraceOver(claim: String, JobTask, AttemptStopReason)
 }
 
-/// One line of the daemon's log, as ``RunnerState`` words it. Its words are put together only if
-/// the logger writes the line at its level: most lines of a job's way (claimed, finished,
-/// acknowledged) are below the level a busy daemon runs at.
+/// One line of the daemon's log, as ``RunnerState`` words it.
 struct RunnerLogLine {
     var level: Logger.Level
-    var message: () -> Logger.Message
-    var metadata: () -> Logger.Metadata
+    var message: Logger.Message
+    var metadata: Logger.Metadata
 
-    init(_ level: Logger.Level, _ message: @autoclosure @escaping () -> Logger.Message, _ metadata: @autoclosure @escaping () -> Logger.Metadata = [:]) {
+    init(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata = [:]) {
         self.level = level
         self.message = message
         self.metadata = metadata

@@ -66,14 +66,18 @@ struct RunnerState<Held: HeldJob> {
     private(set) var configuration: DaemonConfiguration
     let routing: QueueRouting
     let storage: StorageAnswers
+    /// The level of the daemon's logger: lines below it are not asked for, and not worded
+    /// (most lines of a job's way, claimed or acknowledged, are below a busy daemon's level).
+    private(set) var logLevel: Logger.Level
     let jitter: () -> Double
     let reportDate: () -> Date
 
     init(
-        configuration: DaemonConfiguration, storage: StorageAnswers, jitter: @escaping () -> Double,
-        reportDate: @escaping () -> Date = Date.init
+        configuration: DaemonConfiguration, logLevel: Logger.Level = .info, storage: StorageAnswers,
+        jitter: @escaping () -> Double, reportDate: @escaping () -> Date = Date.init
     ) {
         self.configuration = configuration
+        self.logLevel = logLevel
         self.routing = configuration.routing
         self.claimWindow = ClaimWindow(configuration)
         self.storage = storage
@@ -86,8 +90,9 @@ struct RunnerState<Held: HeldJob> {
     // MARK: - Settings
 
     /// A reload: new settings take effect from their next use; claiming goes on by them.
-    mutating func settingsChanged(_ configuration: DaemonConfiguration) -> [Action] {
+    mutating func settingsChanged(_ configuration: DaemonConfiguration, logLevel: Logger.Level) -> [Action] {
         self.configuration = configuration
+        self.logLevel = logLevel
         claimWindow = ClaimWindow(configuration)
         return [.claim(mayFindNewJobs: true)]
     }
@@ -159,11 +164,8 @@ struct RunnerState<Held: HeldJob> {
         // Failed attempts of earlier runs count: the number lives in the file name.
         record.attempt = claimed.failedAttempts + 1
         live[record.claim] = record
-        var actions: [Action] = [
-            .countClaim(file),
-            .announce(.jobClaimed(record.info)),
-            .log(.init(.debug, "job claimed", ["job": "\(record.jobID)", "file": "\(claimed.enqueuedFileName)", "claim": "\(claimed.claim)"])),
-        ]
+        var actions: [Action] = [.countClaim(kind: file?.kind, namedQueue: file?.queue), .announce(.jobClaimed(record.info))]
+        log(.debug, "job claimed", ["job": "\(record.jobID)", "file": "\(claimed.enqueuedFileName)", "claim": "\(claimed.claim)"], into: &actions)
         admit(record, invalid: invalid, now: now, into: &actions)
         return actions
     }
@@ -220,26 +222,22 @@ struct RunnerState<Held: HeldJob> {
         if routing.ignores(namedQueue: file.queue), let name = file.queue {
             // Refusing it would lose work whenever producers name a queue before the daemons
             // are configured with it; the kind's queue bounds it as any job of the kind.
-            actions.append(
-                .log(
-                    .init(
-                        .warning, "job names a queue this daemon has not configured; it runs in its kind's queue",
-                        ["job": "\(record.jobID)", "queue": "\(name)"])))
+            log(.warning, "job names a queue this daemon has not configured; it runs in its kind's queue",
+                        ["job": "\(record.jobID)", "queue": "\(name)"], into: &actions)
         }
         actions.append(.prepareTask(claim: record.claim))
     }
 
     /// The job's first task was made (or could not be): it waits for its dependencies, or runs.
     mutating func taskPrepared(claim: String, _ task: Result<JobTask, any Error>) -> [Action] {
-        guard var record = live[claim], let file = record.file else { return [] }
+        guard let record = live[claim], let file = record.file else { return [] }
         var actions: [Action] = []
         switch task {
         case let .failure(error):
             actions.append(.traceAttemptThatCouldNotStart(record, error))
             failPermanently(claim, error, into: &actions)
         case let .success(task):
-            record.preparedTask = task
-            live[claim] = record
+            live[claim]?.preparedTask = task
             dependencies.hold(claim: claim, id: file.id, after: file.after)
             resolveDependencies(claim, into: &actions)
         }
@@ -297,11 +295,8 @@ struct RunnerState<Held: HeldJob> {
         record.move(to: .waitingForDependencies(unresolved: awaited))
         if !wasParked {
             actions.append(.announce(.jobWaitingForDependencies(record.info, ids: awaited.sorted())))
-            actions.append(
-                .log(
-                    .init(
-                        .info, "job waits for the jobs in its after list",
-                        ["job": "\(record.jobID)", "after": "\(awaited.sorted().joined(separator: ","))"])))
+            log(.info, "job waits for the jobs in its after list",
+                        ["job": "\(record.jobID)", "after": "\(awaited.sorted().joined(separator: ","))"], into: &actions)
         }
         for id in inHand {
             if let holder = dependencies.holder(ofID: id), live[holder]?.hasFinishedRunning == true {
@@ -355,21 +350,14 @@ struct RunnerState<Held: HeldJob> {
             release(claim, into: &actions)
             return
         }
-        guard var record = live[claim] else { return }
-        let prepared = record.preparedTask
-        if prepared == nil {
-            record.attempt += 1
-        }
-        record.preparedTask = nil
-        live[claim] = record
+        guard live[claim] != nil else { return }
+        let prepared = live[claim]?.takePreparedTask()
         actions.append(.startAttempt(claim: claim, prepared: prepared))
     }
 
     /// The attempt's task is in its queue.
     mutating func attemptQueued(claim: String, task: JobTask) {
-        guard var record = live[claim] else { return }
-        record.move(to: .queued(task))
-        live[claim] = record
+        live[claim]?.move(to: .queued(task))
         queuedTaskCount += 1
     }
 
@@ -402,6 +390,15 @@ struct RunnerState<Held: HeldJob> {
             giveUpOnStoppedTask(claim: claim, task: task, stoppedFor: reason, into: &actions)
         }
         return actions
+    }
+
+    /// Asks for a line of the log, if the logger writes lines of its level; only then is it worded.
+    func log(
+        _ level: Logger.Level, _ message: @autoclosure () -> Logger.Message,
+        _ metadata: @autoclosure () -> Logger.Metadata = [:], into actions: inout [Action]
+    ) {
+        guard level >= logLevel else { return }
+        actions.append(.log(RunnerLogLine(level, message(), metadata())))
     }
 
     /// `3600` or `7.5`: a period as a job file says it, in seconds, without a needless fraction.
@@ -439,12 +436,11 @@ extension RunnerState {
                 .resumeWaiters,
             ]
         }
-        guard var record = live[claim], record.task === task else { return [] }
+        guard live[claim]?.task === task else { return [] }
         queuedTaskCount -= 1
-        record.startedAt = ending.startedAt
-        let discardedRows = record.discardedRows
-        record.discardedRows = nil
-        live[claim] = record
+        live[claim]?.startedAt = ending.startedAt
+        let discardedRows = live[claim]?.discardedRows
+        live[claim]?.discardedRows = nil
         var actions: [Action] = []
         switch (ending.result, discardedRows) {
         case let (.succeeded, discarded?):
@@ -452,15 +448,12 @@ extension RunnerState {
             handleFailure(claim, discarded, into: &actions)
         case let (.succeeded(outcome), nil):
             guard let finished else { preconditionFailure("a successful task reached the coordinator without its report") }
-            record.move(to: .awaitingFlush(finished))
-            live[claim] = record
+            live[claim]?.move(to: .awaitingFlush(finished))
             acknowledgements.finished(claim)
+            guard let record = live[claim] else { return [] }
             actions.append(.announce(.jobFinished(record.info)))
-            actions.append(
-                .log(
-                    .init(
-                        .info, "job finished; acknowledged at the next flush",
-                        ["job": "\(record.jobID)", "attempt": "\(record.attempt)", "summary": "\(outcome.summary)"])))
+            log(.info, "job finished; acknowledged at the next flush",
+                        ["job": "\(record.jobID)", "attempt": "\(record.attempt)", "summary": "\(outcome.summary)"], into: &actions)
             if let id = record.file?.id, dependencies.hasWaiters(forID: id) {
                 scheduleEarlyFlush(.dependency, into: &actions)
             }
@@ -546,14 +539,11 @@ extension RunnerState {
         // would forget this attempt.
         actions.append(.recordFailedAttempt(claim: claim))
         actions.append(.announce(.retryScheduled(record.info, delay: delay, error: reason)))
-        actions.append(
-            .log(
-                .init(
-                    .warning, "job attempt failed; retrying",
+        log(.warning, "job attempt failed; retrying",
                     [
                         "job": "\(record.jobID)", "attempt": "\(record.attempt)", "of": "\(record.policy.maxAttempts)",
                         "delay_ms": "\(Int(delay / .milliseconds(1)))", "error": "\(reason)",
-                    ])))
+                    ], into: &actions)
         actions.append(.schedule(delay, .retryDue(claim: claim)))
     }
 
@@ -640,7 +630,7 @@ extension RunnerState {
         switch record.state {
         case .claimed, .waitingForDependencies, .waitingForRetry:
             dependencies.unpark(claim)
-            actions.append(.log(.init(.warning, "job cancelled by an operator", ["job": "\(record.jobID)", "attempt": "\(record.attempt)"])))
+            log(.warning, "job cancelled by an operator", ["job": "\(record.jobID)", "attempt": "\(record.attempt)"], into: &actions)
             failPermanently(
                 claim,
                 JobError(
@@ -650,7 +640,7 @@ extension RunnerState {
         case let .queued(task):
             actions.append(.stopTask(claim: claim, task, .cancelledByOperator))
         case .awaitingFlush:
-            actions.append(.log(.init(.info, "job asked to be cancelled had finished; it is kept", ["job": "\(record.jobID)"])))
+            log(.info, "job asked to be cancelled had finished; it is kept", ["job": "\(record.jobID)"], into: &actions)
         case .settled:
             break
         }
@@ -702,13 +692,9 @@ extension RunnerState {
             guard let record = live[claim], case let .awaitingFlush(job) = record.state else { continue }
             // Announced before it is settled, so that observers see a job acknowledged before
             // its dependents start.
-            settle(
-                claim,
-                announcing: [
-                    .announce(.jobAcknowledged(record.info, job.report)),
-                    .log(.init(.info, "job acknowledged", ["job": "\(record.jobID)", "claim": "\(record.claim)"])),
-                ],
-                into: &actions)
+            var announcement: [Action] = [.announce(.jobAcknowledged(record.info, job.report))]
+            log(.info, "job acknowledged", ["job": "\(record.jobID)", "claim": "\(record.claim)"], into: &announcement)
+            settle(claim, announcing: announcement, into: &actions)
             acknowledged.append(record.name)
         }
         let summary = FlushSummary(
@@ -717,14 +703,11 @@ extension RunnerState {
         noteFlush(summary)
         acknowledgementRate.count(acknowledged.count, at: date)
         let level: Logger.Level = acknowledged.isEmpty && report.rowsWritten == 0 ? .debug : .info
-        actions.append(
-            .log(
-                .init(
-                    level, "flushed",
+        log(level, "flushed",
                     [
                         "reason": "\(reason)", "rows": "\(report.rowsWritten)", "acknowledged": "\(acknowledged.count)",
                         "ms": "\(Int(report.duration / .milliseconds(1)))",
-                    ])))
+                    ], into: &actions)
         actions.append(.announce(.flushed(summary)))
         if settlement.isStalled, let filingError = outcome.filingError {
             reportStalledAcknowledgements(
@@ -733,7 +716,7 @@ extension RunnerState {
         }
         actions.append(.writeStatus)
         if wasPaused, !isClaimingPaused {
-            actions.append(.log(.init(.info, "jobs are acknowledged again; claiming again")))
+            log(.info, "jobs are acknowledged again; claiming again", into: &actions)
         }
         // Claiming resumes, or dependents that waited in the claim window were settled.
         actions.append(.claim(mayFindNewJobs: false))
@@ -806,11 +789,8 @@ extension RunnerState {
         guard let since = acknowledgements.stalledSince else { return }
         let (limit, timeout) = (configuration.flushBacklogLimit, configuration.flushFailureTimeout)
         if isClaimingPaused {
-            actions.append(
-                .log(
-                    .init(
-                        .warning, "claiming paused until a flush succeeds",
-                        ["awaiting_flush": "\(acknowledgements.unacknowledgedCount)", "limit": "\(limit)", "error": "\(reason)"])))
+            log(.warning, "claiming paused until a flush succeeds",
+                        ["awaiting_flush": "\(acknowledgements.unacknowledgedCount)", "limit": "\(limit)", "error": "\(reason)"], into: &actions)
         }
         if now - since.instant >= timeout, !isStopping {
             actions.append(
@@ -912,14 +892,14 @@ extension RunnerState {
         var abandoned: [JobInfo] = []
         for record in live.values.sorted(by: { $0.name < $1.name }) where record.task != nil {
             // The next start (after this process is gone) counts an interruption and runs it again.
-            actions.append(.log(.init(.error, "job did not stop after cancellation; left in active/", ["job": "\(record.jobID)"])))
+            log(.error, "job did not stop after cancellation; left in active/", ["job": "\(record.jobID)"], into: &actions)
             abandoned.append(record.info)
             settle(record.claim, into: &actions)
         }
         for claim in unfiled {
             guard let record = live[claim] else { continue }
             // Its data is on disk; recovery at the next start finishes or re-runs it.
-            actions.append(.log(.init(.error, "acknowledged job left in active/", ["job": "\(record.jobID)"])))
+            log(.error, "acknowledged job left in active/", ["job": "\(record.jobID)"], into: &actions)
             settle(claim, into: &actions)
         }
         phase = .stopped
