@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-public import LineupSpool
+import LineupSpool
 public import LineupStore
 public import Logging
 public import ServiceLifecycle
@@ -46,59 +46,6 @@ import LineupLocking
 /// wait in the main or writer context. If the final flush at shutdown fails, its jobs return to
 /// `new/` and ``run()`` throws ``DaemonError/Code/finalFlushFailed``.
 public final class JobDaemon: Service, Sendable {
-    /// Customization points.
-    public struct Hooks: Sendable {
-        /// Runs once after the store is opened, before jobs are claimed (e.g. to seed a new
-        /// store). An error stops the start with ``DaemonError/Code/storePreparationFailed``.
-        public var prepareStore: (@Sendable (PersistentContainer, Logger) throws -> Void)?
-        /// Makes the configuration to reload from on SIGHUP (``reload()``); nil re-reads
-        /// ``DaemonConfiguration/configurationFile`` when there is one. `lineupd` can reopen its
-        /// log files here too, and re-apply its command-line options over the file.
-        public var reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)?
-        /// A uniform random number in `0..<1` for the retry jitter; tests fix it.
-        public var randomJitter: @Sendable () -> Double
-        /// A supervisor's watchdog to feed (systemd's `WatchdogSec=`, see ``SystemdNotifier``).
-        public var watchdog: Watchdog?
-        /// The clock of the jobs' schedules; LineupTesting's `TestClock` replaces the system's.
-        package var clock = DaemonClock.system
-        /// Whether the runner may claim jobs now. Always, in a daemon; LineupTesting's daemon
-        /// claims only while its test drains, so that what a test enqueues stays to be looked at.
-        package var mayClaim: @Sendable () -> Bool = { true }
-
-        /// Makes the hooks; by default none, with a uniformly random jitter and no watchdog.
-        public init(
-            prepareStore: (@Sendable (PersistentContainer, Logger) throws -> Void)? = nil,
-            reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)? = nil,
-            randomJitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-            watchdog: Watchdog? = nil
-        ) {
-            self.prepareStore = prepareStore
-            self.reloadConfiguration = reloadConfiguration
-            self.randomJitter = randomJitter
-            self.watchdog = watchdog
-        }
-    }
-
-    /// A keep-alive that a supervisor expects within `timeout`, or it restarts the daemon.
-    ///
-    /// The flush loop feeds it, at half the timeout as systemd advises, between its flushes: a
-    /// flush that never returns (a wedged disk) stops the feeding, so that the supervisor
-    /// restarts a daemon that could acknowledge nothing.
-    public struct Watchdog: Sendable {
-        /// How long the supervisor waits for a feed before it restarts the daemon (systemd's
-        /// `WatchdogSec=`); fed every half of it.
-        public var timeout: Duration
-        /// Tells the supervisor the daemon is alive (systemd's `WATCHDOG=1`); called from the flush
-        /// loop.
-        public var feed: @Sendable () -> Void
-
-        /// Makes a watchdog that expects `feed` within `timeout`.
-        public init(timeout: Duration, feed: @escaping @Sendable () -> Void) {
-            self.timeout = timeout
-            self.feed = feed
-        }
-    }
-
     enum Phase {
         case idle, running, stopped
     }
@@ -130,7 +77,8 @@ public final class JobDaemon: Service, Sendable {
     let hooks: Hooks
     let broadcaster = EventBroadcaster()
     let state: Locked<State>
-    private let shutdownRequests: AsyncStream<Void>
+    /// Finished by ``requestShutdown()``: what ``runServices(_:logger:)`` waits for.
+    let shutdownRequests: AsyncStream<Void>
     private let shutdownContinuation: AsyncStream<Void>.Continuation
 
     /// Makes a daemon; nothing happens until ``run()``.
@@ -158,66 +106,6 @@ public final class JobDaemon: Service, Sendable {
         self.hooks = hooks
         self.state = Locked(State(configuration: configuration, logger: logger))
         (shutdownRequests, shutdownContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    }
-
-    // MARK: - Observing
-
-    /// The configuration in effect (reloads change it).
-    public var configuration: DaemonConfiguration {
-        state.withLock { $0.configuration }
-    }
-
-    /// The daemon's logger, at the level in effect.
-    var logger: Logger {
-        state.withLock { $0.logger }
-    }
-
-    /// The stack, once ``run()`` has opened it. After ``run()`` returns its store is closed.
-    public var container: PersistentContainer? {
-        state.withLock { $0.container }
-    }
-
-    /// A new stream of everything the daemon does from now on; it finishes when the daemon
-    /// stops. Subscribe before ``run()`` to see every event.
-    public func events() -> DaemonEvents {
-        broadcaster.subscribe()
-    }
-
-    /// Has the runner claim what is due now, and returns once it has: for a test that has moved
-    /// its clock and reads the status next (LineupTesting).
-    package func claimAvailableJobs() async {
-        await state.withLock { $0.runner }?.claimAvailableNow()
-    }
-
-    /// Pauses the jobs of `scope` where every daemon of these jobs reads it (the spool's
-    /// `paused.json`, the database's `lineup_paused`): they stay queued, unclaimed, across
-    /// restarts, until ``resume(_:)``; jobs running go on. Returns false when it was paused
-    /// already.
-    ///
-    /// - Throws: ``DaemonError/Code/notRunning`` when the daemon is not running (pause the
-    ///   spool, `SpoolDirectory.pause(_:)`, or the database, `JobDatabase.pause(_:)`, then).
-    @discardableResult
-    public func pause(_ scope: JobScope) async throws -> Bool {
-        try await runnerForControl().setPaused(scope, true)
-    }
-
-    /// Resumes the jobs of `scope` (see ``pause(_:)``); returns false when it was not paused.
-    @discardableResult
-    public func resume(_ scope: JobScope) async throws -> Bool {
-        try await runnerForControl().setPaused(scope, false)
-    }
-
-    private func runnerForControl() throws -> any JobRunning {
-        guard let runner = state.withLock({ $0.runner }) else {
-            throw DaemonError(.notRunning, path: configuration.spoolURL.path, "the daemon is not running")
-        }
-        return runner
-    }
-
-    /// What `status.json` would say now; nil when the daemon is not running.
-    public func status() async -> DaemonStatus? {
-        guard let runner = state.withLock({ $0.runner }) else { return nil }
-        return await runner.status()
     }
 
     // MARK: - Running
@@ -321,103 +209,6 @@ public final class JobDaemon: Service, Sendable {
             })
     }
 
-    /// The daemon's background work, each a `Service`, in the order they start; they stop in the
-    /// reverse order: first the signals and the chores, then the spool watcher (no more hints),
-    /// then the runner (grace period, final flush), and last the database lease, which must hold
-    /// until that final flush has acknowledged its jobs.
-    private func backgroundServices<Storage: JobStorage>(
-        runner: JobRunner<Storage>, runnerService: RunnerService, spool: SpoolDirectory, databaseJobs: (any SharedJobQueue)?,
-        signals: UnixSignalsSequence?, configuration: DaemonConfiguration
-    ) -> [any Service] {
-        var services: [any Service] = []
-        let hint: @Sendable () -> Void
-        if let databaseJobs {
-            // With a database, new/ is moved into it, whose notification wakes the runner.
-            let queue = databaseJobs.services(
-                spool: spool, pollInterval: configuration.rescanInterval, wakeRunner: { runner.claimAvailable() },
-                givesUpLease: { runnerService.shutdownOutcome?.leftTasksRunning == false })
-            services += queue.services
-            hint = queue.newFilesHint
-        } else {
-            hint = { runner.claimAvailable() }
-        }
-        services.append(runnerService)
-        services.append(
-            SpoolWatchService(
-                spool: spool, rescanInterval: configuration.rescanInterval, usesInotify: configuration.usesInotify, hint: hint))
-        services.append(
-            FlushTicker(
-                flush: { _ = try? await runner.flush(.interval) }, watchdog: hooks.watchdog,
-                interval: { [state] in state.withLock { $0.configuration.flushInterval } }))
-        services.append(
-            RecurringService(name: "status writer", worksAtStart: false, pause: { configuration.statusInterval }) {
-                await runner.refreshStatus()
-            })
-        services.append(
-            // An operator's request to cancel a running job is acted on within this pause.
-            RecurringService(name: "cancellations", worksAtStart: true, pause: { .milliseconds(250) }) {
-                await runner.checkCancellationRequests()
-            })
-        services.append(retentionService(spool: spool, database: databaseJobs))
-        services.append(cronService(spool: spool))
-        if let signals {
-            services.append(SignalService(daemon: self, signals: signals))
-        }
-        return services
-    }
-
-    /// Runs `services` in a group of their own until ``requestShutdown()`` (or a service that
-    /// ends by itself), then shuts them down gracefully, in reverse order, and returns.
-    ///
-    /// The group runs in a task of its own: a cancellation of the caller's task (or the graceful
-    /// shutdown of the group that runs this daemon) asks for the same orderly shutdown rather
-    /// than cancelling the runner in the middle of its final flush.
-    private func runServices(_ services: [any Service], logger: Logger) async {
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger))
-        let running = Task {
-            defer { self.requestShutdown() }
-            do {
-                try await group.run()
-            } catch {
-                logger.error("a background service of the daemon failed; stopping", metadata: ["error": "\(error)"])
-            }
-        }
-        await withTaskCancellationOrGracefulShutdownHandler {
-            // Returns once requestShutdown() finishes the stream.
-            for await _ in self.shutdownRequests {}
-        } onCancelOrGracefulShutdown: {
-            self.requestShutdown()
-        }
-        await group.triggerGracefulShutdown()
-        await running.value
-    }
-
-    /// Runs the daemon in a `ServiceGroup` that shuts it down gracefully on SIGTERM and
-    /// SIGINT, with SIGUSR1 (flush) and SIGHUP (reload) handled too. What `lineupd` calls.
-    ///
-    /// - Parameter services: services that live as long as the daemon (`lineupd`'s HTTP
-    ///   endpoint). They start first and stop last, so that they still answer while the daemon
-    ///   stops; if one fails, the daemon stops gracefully and the error is thrown.
-    public func runWithSignalHandling(alongside services: [any Service] = []) async throws {
-        let (logger, configuration) = state.withLock { ($0.logger, $0.configuration) }
-        let companions = services.map {
-            ServiceGroupConfiguration.ServiceConfiguration(
-                service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup)
-        }
-        var group = ServiceGroupConfiguration(
-            services: companions + [.init(service: SignalHandlingDaemon(daemon: self))],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        // A backstop for a shutdown that hangs anyway (a final flush on a wedged disk): past the
-        // grace period, the cancellation timeout and a minute for the final flush, the group
-        // cancels the daemon, and a minute later it ends the process.
-        group.maximumGracefulShutdownDuration =
-            configuration.gracePeriod + configuration.cancellationTimeout + .seconds(60)
-        group.maximumCancellationDuration = .seconds(60)
-        try await ServiceGroup(configuration: group).run()
-    }
-
     /// Asks the daemon to stop gracefully; ``run()`` returns once it has. Safe from any
     /// thread, any number of times, before or during ``run()``.
     public func requestShutdown() {
@@ -438,14 +229,5 @@ public final class JobDaemon: Service, Sendable {
             throw DaemonError(.notRunning, path: nil, "the daemon is not running, so it cannot flush")
         }
         return try await runner.flush(reason)
-    }
-}
-
-/// Runs a daemon with SIGUSR1 and SIGHUP handling inside a `ServiceGroup`.
-private struct SignalHandlingDaemon: Service {
-    let daemon: JobDaemon
-
-    func run() async throws {
-        try await daemon.run(handlingSignals: true)
     }
 }

@@ -217,7 +217,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     /// already and is not claimed early; one written into `new/` by hand is, once).
     private func postpone(_ claimed: Storage.Held, _ info: JobInfo, until notBefore: Date) {
         do {
-            try jobs.postpone(claimed, until: notBefore)
+            try jobs.settle(claimed, .postponed(until: notBefore))
         } catch {
             // It stays in active/ until the next start returns it to new/; running it early
             // would break the one promise notBefore makes.
@@ -230,19 +230,15 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
 
     /// The storage's half of a settle: the job leaves `running`. A failure is logged: the file
     /// stays in `active/`, and recovery at the next start deals with it.
-    private func settle(_ claimed: Storage.Held, _ settlement: JobSettlement, jobID: String) {
+    private func settle(_ claimed: Storage.Held, _ settlement: JobTransition, jobID: String) {
         do {
-            switch settlement {
-            case let .failed(report):
-                try jobs.fail(claimed, report: report)
-            case .released:
-                try jobs.release(claimed)
-            }
+            try jobs.settle(claimed, settlement)
         } catch {
             let message: Logger.Message =
                 switch settlement {
                 case .failed: "cannot settle a failed job"
                 case .released: "cannot give a job back"
+                case .postponed: "cannot return a scheduled job to new/"
                 }
             logger.error(message, metadata: ["job": "\(jobID)", "queue": "\(jobs.location)", "error": "\(error)"])
         }

@@ -52,17 +52,12 @@ package protocol JobStorage: Sendable {
     /// runner's own counts are the limits' (a spool: one daemon).
     func sharedLimitStates(_ filter: ClaimFilter) throws -> [DaemonStatus.LimitState]?
 
-    /// Gives back a job claimed before its `notBefore` time, to be claimed then.
-    func postpone(_ job: Held, until notBefore: Date) throws
-
     /// Counts a failed attempt where a restart reads it; returns the job as it is now.
     func recordFailedAttempt(of job: Held) throws -> Held
 
-    /// Settles a job as failed for good, with its report.
-    func fail(_ job: Held, report: JobFailureReport) throws
-
-    /// Gives a job back unrun (shutdown), for the next claim by any daemon.
-    func release(_ job: Held) throws
+    /// Takes the job out of `running` by `transition`: the one way a job leaves this daemon's
+    /// hands other than by the flush that acknowledges it (``commit(_:flushing:logger:)``).
+    func settle(_ job: Held, _ transition: JobTransition) throws
 
     /// At shutdown, gives back what the queue holds claimed without having handed it to the
     /// runner (the rest of bulk files; jobs claimed ahead).
@@ -73,7 +68,7 @@ package protocol JobStorage: Sendable {
     func pendingJobIDs(among ids: Set<String>) throws -> Set<String>
 
     /// How the job with this id was settled, by this run or another; nil when no settled job has
-    /// it. A job this queue failed (``fail(_:report:)``) or acknowledged (``commit(_:flushing:logger:)``)
+    /// it. A job this queue failed (``settle(_:_:)``) or acknowledged (``commit(_:flushing:logger:)``)
     /// reads as such at once: jobs parked on it are judged again right after.
     func settledOutcome(ofJobID id: String) -> SettledJobOutcome?
 
@@ -140,4 +135,14 @@ package struct CommitOutcome: Sendable {
         self.filed = filed
         self.filingError = filingError
     }
+}
+
+/// How a job leaves `running` without a flush (``JobStorage/settle(_:_:)``).
+package enum JobTransition: Sendable {
+    /// Failed for good, with its report: `failed/`, or the table's `failed`.
+    case failed(JobFailureReport)
+    /// Given back unrun (a stop), for the next claim by any daemon.
+    case released
+    /// Claimed before its `notBefore` time: given back, to be claimed then.
+    case postponed(until: Date)
 }

@@ -23,7 +23,7 @@ enum RunnerAction<Held: HeldJob> {
     case recordFailedAttempt(claim: String)
     /// Settle the job (known to the log as `jobID`) in its storage: it leaves `running`, for
     /// `failed/` or back to `new/`.
-    indirect case settle(Held, JobSettlement, jobID: String)
+    indirect case settle(Held, JobTransition, jobID: String)
     /// Stop a running task (a time limit or an operator's cancel); then tell the state whether
     /// it stopped (``RunnerState/stopRequested(claim:task:for:stopped:)``).
     case stopTask(claim: String, JobTask, AttemptStopReason)
@@ -47,14 +47,6 @@ enum RunnerAction<Held: HeldJob> {
     case writeStatus
     /// Acknowledgements have failed for `flushFailureTimeout`: the daemon stops, saying why.
     case giveUpOnAcknowledgements(String)
-}
-
-/// How a job leaves `running` without a flush: the storage's half of a settle.
-enum JobSettlement {
-    /// To `failed/` (or the table's `failed`), with this report.
-    case failed(JobFailureReport)
-    /// Back to `new/` (or `queued`), to run at the next start or by another daemon.
-    case released
 }
 
 /// What the runner feeds back to ``RunnerState`` once a delay is over.

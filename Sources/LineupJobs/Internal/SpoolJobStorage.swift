@@ -51,28 +51,27 @@ final class SpoolJobStorage: JobStorage {
         try spool.claimNext()
     }
 
-    func postpone(_ job: ClaimedJob, until notBefore: Date) throws {
-        try spool.postpone(job, until: notBefore)
-    }
-
     func recordFailedAttempt(of job: ClaimedJob) throws -> ClaimedJob {
         try spool.recordFailedAttempt(of: job)
     }
 
-    func fail(_ job: ClaimedJob, report: JobFailureReport) throws {
-        // Noted first: if the move fails, the job stays in active/ until the next start, and
-        // for this run it failed all the same.
-        if let id = report.id {
-            settled.withLock { files in
-                files.outcomes.note(id, .failed(reason: report.reason))
-                files.reports.note(id, .failed(report))
+    func settle(_ job: ClaimedJob, _ transition: JobTransition) throws {
+        switch transition {
+        case let .failed(report):
+            // Noted first: if the move fails, the job stays in active/ until the next start, and
+            // for this run it failed all the same.
+            if let id = report.id {
+                settled.withLock { files in
+                    files.outcomes.note(id, .failed(reason: report.reason))
+                    files.reports.note(id, .failed(report))
+                }
             }
+            try spool.fail(job, report: report)
+        case .released:
+            try spool.release(job)
+        case let .postponed(notBefore):
+            try spool.postpone(job, until: notBefore)
         }
-        try spool.fail(job, report: report)
-    }
-
-    func release(_ job: ClaimedJob) throws {
-        try spool.release(job)
     }
 
     func releaseUnhandedClaims() throws {
@@ -166,7 +165,7 @@ final class SpoolJobStorage: JobStorage {
     /// Reads the ledgers of the bulk files not finished (in `new/` or `active/`) not read yet:
     /// the lines that earlier runs settled are recorded there alone until the bulk finishes. Each
     /// ledger is read once: what earlier runs wrote into it no longer changes, and the lines this
-    /// run settles are noted as it settles them (``fail(_:report:)``, ``commit(_:flushing:logger:)``).
+    /// run settles are noted as it settles them (``settle(_:_:)``, ``commit(_:flushing:logger:)``).
     private func scanUnfinishedBulks(into files: inout SettledFiles) {
         func key(_ name: String, _ claim: String) -> String { "ledger/" + name + ".c" + claim }
         let scanned = files.scanned

@@ -443,30 +443,29 @@ final class DatabaseJobStorage: SharedJobQueue {
         .map(\.job)
     }
 
-    func postpone(_ job: ClaimedRow, until notBefore: Date) throws {
-        try settleWhenReachable(
-            job, "state = 'queued', claimed_by = NULL, not_before = to_timestamp($4)",
-            [.real(notBefore.timeIntervalSince1970)], notifying: true, as: "postponed")
-    }
-
     func recordFailedAttempt(of job: ClaimedRow) throws -> ClaimedRow {
         try settle(job, "failed_attempts = failed_attempts + 1", [])
         return job.withFailedAttempt()
     }
 
-    func fail(_ job: ClaimedRow, report: JobFailureReport) throws {
-        // Noted first: if the update fails, this run took the job as failed all the same.
-        if let id = report.id {
-            settled.withLock { $0.note(id, .failed(reason: report.reason)) }
+    func settle(_ job: ClaimedRow, _ transition: JobTransition) throws {
+        switch transition {
+        case let .failed(report):
+            // Noted first: if the update fails, this run took the job as failed all the same.
+            if let id = report.id {
+                settled.withLock { $0.note(id, .failed(reason: report.reason)) }
+            }
+            let text = String(decoding: try report.encoded(), as: UTF8.self)
+            try settleWhenReachable(
+                job, "state = 'failed', finished_at = now(), report = $4, reason = $5", [.text(text), .text(report.reason)],
+                as: "failed")
+        case .released:
+            try settleWhenReachable(job, "state = 'queued', claimed_by = NULL", [], notifying: true, as: "released")
+        case let .postponed(notBefore):
+            try settleWhenReachable(
+                job, "state = 'queued', claimed_by = NULL, not_before = to_timestamp($4)",
+                [.real(notBefore.timeIntervalSince1970)], notifying: true, as: "postponed")
         }
-        let text = String(decoding: try report.encoded(), as: UTF8.self)
-        try settleWhenReachable(
-            job, "state = 'failed', finished_at = now(), report = $4, reason = $5", [.text(text), .text(report.reason)],
-            as: "failed")
-    }
-
-    func release(_ job: ClaimedRow) throws {
-        try settleWhenReachable(job, "state = 'queued', claimed_by = NULL", [], notifying: true, as: "released")
     }
 
     /// Gives back the rest of the last batch of claims.
@@ -475,7 +474,7 @@ final class DatabaseJobStorage: SharedJobQueue {
             defer { claims.removeAll() }
             return claims
         }
-        for job in unhanded { try release(job) }
+        for job in unhanded { try settle(job, .released) }
     }
 
     func pendingJobIDs(among ids: Set<String>) throws -> Set<String> {
