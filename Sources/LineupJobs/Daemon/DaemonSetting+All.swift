@@ -187,6 +187,6 @@ extension DaemonSetting {
         meaning: "Export a span per job attempt and per flush over OTLP/HTTP to this collector (http://127.0.0.1:4318)")
     /// ``DaemonConfiguration/limits``.
     public static let limits = DaemonSetting(
-        "limits", \.limits, fileKey: "limits", flag: "limit", default: "none", reload: .needsRestartUnreported,
+        "limits", \.limits, fileKey: "limits", flag: "limit", default: "none", reload: .needsRestart,
         meaning: "Limits on a kind's or a named queue's jobs: how many run at once, how many are claimed in a period")
 }

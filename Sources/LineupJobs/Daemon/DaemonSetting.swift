@@ -31,8 +31,6 @@ public struct DaemonSetting: Sendable {
         /// A reload keeps the value in effect and names the setting in its warning; a restart
         /// applies it (``DaemonConfiguration/settingsNeedingRestart(toBecome:)``).
         case needsRestart
-        /// A reload keeps the value in effect without naming the setting; a restart applies it.
-        case needsRestartUnreported
     }
 
     /// The name a reload's warning gives the setting when it needs a restart: its file key, or,
@@ -108,7 +106,6 @@ extension DaemonSetting.Reload {
         switch self {
         case .applies: "applied"
         case .needsRestart: "needs a restart"
-        case .needsRestartUnreported: "needs a restart (not warned)"
         }
     }
 }

@@ -78,6 +78,14 @@ struct JobRecord<Held: HeldJob> {
         self.policy = policy
     }
 
+    /// Its attempt's task has ended, having begun at `startedAt`: returns why the rows it saved
+    /// were discarded meanwhile, if they were (then it runs again even if it succeeded).
+    mutating func attemptEnded(startedAt: Date?) -> (any Error)? {
+        self.startedAt = startedAt
+        defer { discardedRows = nil }
+        return discardedRows
+    }
+
     /// The task of the next attempt: the one made at claim time, once; after it, nil, and the
     /// attempt counts on (a new task is made for it).
     mutating func takePreparedTask() -> JobTask? {

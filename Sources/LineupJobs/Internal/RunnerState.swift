@@ -223,7 +223,7 @@ struct RunnerState<Held: HeldJob> {
             // Refusing it would lose work whenever producers name a queue before the daemons
             // are configured with it; the kind's queue bounds it as any job of the kind.
             log(.warning, "job names a queue this daemon has not configured; it runs in its kind's queue",
-                        ["job": "\(record.jobID)", "queue": "\(name)"], into: &actions)
+                ["job": "\(record.jobID)", "queue": "\(name)"], into: &actions)
         }
         actions.append(.prepareTask(claim: record.claim))
     }
@@ -296,7 +296,7 @@ struct RunnerState<Held: HeldJob> {
         if !wasParked {
             actions.append(.announce(.jobWaitingForDependencies(record.info, ids: awaited.sorted())))
             log(.info, "job waits for the jobs in its after list",
-                        ["job": "\(record.jobID)", "after": "\(awaited.sorted().joined(separator: ","))"], into: &actions)
+                ["job": "\(record.jobID)", "after": "\(awaited.sorted().joined(separator: ","))"], into: &actions)
         }
         for id in inHand {
             if let holder = dependencies.holder(ofID: id), live[holder]?.hasFinishedRunning == true {
@@ -436,11 +436,9 @@ extension RunnerState {
                 .resumeWaiters,
             ]
         }
-        guard live[claim]?.task === task else { return [] }
+        guard let index = live.index(forKey: claim), live.values[index].task === task else { return [] }
         queuedTaskCount -= 1
-        live[claim]?.startedAt = ending.startedAt
-        let discardedRows = live[claim]?.discardedRows
-        live[claim]?.discardedRows = nil
+        let discardedRows = live.values[index].attemptEnded(startedAt: ending.startedAt)
         var actions: [Action] = []
         switch (ending.result, discardedRows) {
         case let (.succeeded, discarded?):
@@ -448,12 +446,12 @@ extension RunnerState {
             handleFailure(claim, discarded, into: &actions)
         case let (.succeeded(outcome), nil):
             guard let finished else { preconditionFailure("a successful task reached the coordinator without its report") }
-            live[claim]?.move(to: .awaitingFlush(finished))
+            live.values[index].move(to: .awaitingFlush(finished))
             acknowledgements.finished(claim)
-            guard let record = live[claim] else { return [] }
+            let record = live.values[index]
             actions.append(.announce(.jobFinished(record.info)))
             log(.info, "job finished; acknowledged at the next flush",
-                        ["job": "\(record.jobID)", "attempt": "\(record.attempt)", "summary": "\(outcome.summary)"], into: &actions)
+                ["job": "\(record.jobID)", "attempt": "\(record.attempt)", "summary": "\(outcome.summary)"], into: &actions)
             if let id = record.file?.id, dependencies.hasWaiters(forID: id) {
                 scheduleEarlyFlush(.dependency, into: &actions)
             }
@@ -539,11 +537,12 @@ extension RunnerState {
         // would forget this attempt.
         actions.append(.recordFailedAttempt(claim: claim))
         actions.append(.announce(.retryScheduled(record.info, delay: delay, error: reason)))
-        log(.warning, "job attempt failed; retrying",
-                    [
-                        "job": "\(record.jobID)", "attempt": "\(record.attempt)", "of": "\(record.policy.maxAttempts)",
-                        "delay_ms": "\(Int(delay / .milliseconds(1)))", "error": "\(reason)",
-                    ], into: &actions)
+        log(
+            .warning, "job attempt failed; retrying",
+            [
+                "job": "\(record.jobID)", "attempt": "\(record.attempt)", "of": "\(record.policy.maxAttempts)",
+                "delay_ms": "\(Int(delay / .milliseconds(1)))", "error": "\(reason)",
+            ], into: &actions)
         actions.append(.schedule(delay, .retryDue(claim: claim)))
     }
 
@@ -703,11 +702,12 @@ extension RunnerState {
         noteFlush(summary)
         acknowledgementRate.count(acknowledged.count, at: date)
         let level: Logger.Level = acknowledged.isEmpty && report.rowsWritten == 0 ? .debug : .info
-        log(level, "flushed",
-                    [
-                        "reason": "\(reason)", "rows": "\(report.rowsWritten)", "acknowledged": "\(acknowledged.count)",
-                        "ms": "\(Int(report.duration / .milliseconds(1)))",
-                    ], into: &actions)
+        log(
+            level, "flushed",
+            [
+                "reason": "\(reason)", "rows": "\(report.rowsWritten)", "acknowledged": "\(acknowledged.count)",
+                "ms": "\(Int(report.duration / .milliseconds(1)))",
+            ], into: &actions)
         actions.append(.announce(.flushed(summary)))
         if settlement.isStalled, let filingError = outcome.filingError {
             reportStalledAcknowledgements(
@@ -790,7 +790,7 @@ extension RunnerState {
         let (limit, timeout) = (configuration.flushBacklogLimit, configuration.flushFailureTimeout)
         if isClaimingPaused {
             log(.warning, "claiming paused until a flush succeeds",
-                        ["awaiting_flush": "\(acknowledgements.unacknowledgedCount)", "limit": "\(limit)", "error": "\(reason)"], into: &actions)
+                ["awaiting_flush": "\(acknowledgements.unacknowledgedCount)", "limit": "\(limit)", "error": "\(reason)"], into: &actions)
         }
         if now - since.instant >= timeout, !isStopping {
             actions.append(
