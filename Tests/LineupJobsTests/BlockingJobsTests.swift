@@ -3,6 +3,7 @@ import LineupJobs
 import LineupLocking
 import LineupSpool
 import LineupStore
+import LineupTestSupport
 import Testing
 
 /// Synchronous jobs block their threads. Neither the process's Swift tasks (the daemon's loops,
@@ -26,12 +27,14 @@ import Testing
 
         // While the jobs start and block, the test's short sleeps end in time. Were the jobs in
         // the Swift tasks' pool, one would end only once that pool had grown by a thread for each
-        // job, about half a minute; the bound leaves room for a machine loaded by other tests.
-        // The wait ends at twice the bound asserted below, past which the test has failed
-        // anyway: the jobs must then still be released and stopped within the time limit, or
-        // the daemon outlives the test.
+        // job, about half a minute; the bound leaves room for a machine loaded by other tests,
+        // twice as much under the thread sanitizer (still short of that half minute). The wait
+        // ends at three times the bound asserted below, past which the test has failed anyway:
+        // the jobs must then still be released and stopped within the time limit, or the daemon
+        // outlives the test.
+        let sleepBound = Duration.seconds(ThreadSanitizer.isActive ? 20 : 10)
         var longestSleep = Duration.zero
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + sleepBound * 3
         while blocked.withLock({ $0 }) < 32, ContinuousClock.now < deadline {
             let start = ContinuousClock.now
             try await Task.sleep(for: .milliseconds(10))
@@ -42,7 +45,7 @@ import Testing
         // half a minute for 32.
         let allStarted = ContinuousClock.now - enqueued
         #expect(allStarted < .seconds(15), "the 32 jobs took \(allStarted) to start")
-        #expect(longestSleep < .seconds(10), "a 10 ms sleep took \(longestSleep)")
+        #expect(longestSleep < sleepBound, "a 10 ms sleep took \(longestSleep)")
         #expect(await harness.daemon.status() != nil, "the daemon answers")
         release.open()
         for entry in entries { try await events.finished(entry.name) }
