@@ -95,7 +95,9 @@ extension JobRunner {
 
     func resumeWaiters() {
         assertOnCoordinator()
-        for continuation in waiters.removeAll(where: state.holds) {
+        // Asked after every attempt's end; a stop's steps wait only while the daemon stops.
+        guard !waiters.isEmpty else { return }
+        for continuation in waiters.removeAll(where: { self.state.holds($0) }) {
             continuation.resume(returning: true)
         }
     }

@@ -11,6 +11,9 @@ struct StopWaiters {
     private var nextToken = 0
     private var waiting: [Int: (condition: WaitCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
 
+    /// Whether no step waits.
+    var isEmpty: Bool { waiting.isEmpty }
+
     /// Keeps a waiter; returns the token that takes it back.
     mutating func add(_ condition: WaitCondition, _ continuation: CheckedContinuation<Bool, Never>) -> Int {
         defer { nextToken += 1 }
