@@ -166,7 +166,11 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     private func perform(_ action: Action) {
         switch action {
         case let .postpone(claimed, info, notBefore):
-            postpone(claimed, info, until: notBefore)
+            // A job that cannot go back stays in active/ until the next start returns it to new/;
+            // running it early would break the one promise notBefore makes.
+            guard settle(claimed, .postponed(until: notBefore), jobID: info.id ?? info.name) else { return }
+            events.emit(.jobScheduled(info, notBefore: notBefore))
+            logger.info("job scheduled", metadata: ["job": "\(info.id ?? info.name)", "notBefore": "\(notBefore.ISO8601Format())"])
         case let .countClaim(kind, namedQueue):
             if gate.hasLimits { noteClaim(kind: kind, namedQueue: namedQueue) }
         case let .prepareTask(claim):
@@ -212,27 +216,13 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         }
     }
 
-    /// Returns a job whose `notBefore` time is still to come to `new/`, named so that claimers
-    /// skip it until then (a job enqueued with `SpoolDirectory.enqueue(_:)` has that name
-    /// already and is not claimed early; one written into `new/` by hand is, once).
-    private func postpone(_ claimed: Storage.Held, _ info: JobInfo, until notBefore: Date) {
-        do {
-            try jobs.settle(claimed, .postponed(until: notBefore))
-        } catch {
-            // It stays in active/ until the next start returns it to new/; running it early
-            // would break the one promise notBefore makes.
-            logger.error("cannot return a scheduled job to new/", metadata: ["job": "\(info.id ?? info.name)", "error": "\(error)"])
-            return
-        }
-        events.emit(.jobScheduled(info, notBefore: notBefore))
-        logger.info("job scheduled", metadata: ["job": "\(info.id ?? info.name)", "notBefore": "\(notBefore.ISO8601Format())"])
-    }
-
-    /// The storage's half of a settle: the job leaves `running`. A failure is logged: the file
-    /// stays in `active/`, and recovery at the next start deals with it.
-    private func settle(_ claimed: Storage.Held, _ settlement: JobTransition, jobID: String) {
+    /// The storage's half of a settle: the job leaves `running`; returns whether it did. A
+    /// failure is logged: the file stays in `active/`, and recovery at the next start deals with it.
+    @discardableResult
+    private func settle(_ claimed: Storage.Held, _ settlement: JobTransition, jobID: String) -> Bool {
         do {
             try jobs.settle(claimed, settlement)
+            return true
         } catch {
             let message: Logger.Message =
                 switch settlement {
@@ -241,6 +231,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
                 case .postponed: "cannot return a scheduled job to new/"
                 }
             logger.error(message, metadata: ["job": "\(jobID)", "queue": "\(jobs.location)", "error": "\(error)"])
+            return false
         }
     }
 
