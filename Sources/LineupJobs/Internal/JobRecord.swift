@@ -120,11 +120,6 @@ struct JobRecord<Held: HeldJob> {
         return false
     }
 
-    var isSettled: Bool {
-        if case .settled = state { return true }
-        return false
-    }
-
     var task: JobTask? {
         if case let .queued(task) = state { return task }
         return nil

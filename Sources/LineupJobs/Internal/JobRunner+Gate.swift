@@ -70,8 +70,7 @@ extension JobRunner {
         state.live.values.reduce(0) { count, record in
             let kind = record.file?.kind
             let queue = routing.queue(forJobNamed: record.file?.queue, kind: kind)
-            guard scope.covers(kind: kind, queue: queue), !record.hasFinishedRunning, !record.isSettled
-            else { return count }
+            guard scope.covers(kind: kind, queue: queue), !record.hasFinishedRunning else { return count }
             return count + 1
         }
     }
@@ -93,11 +92,10 @@ extension JobRunner {
     /// its kind or the queue it runs in.
     func noteClaim(kind: String?, namedQueue: String?) {
         assertOnCoordinator()
-        let configuration = settings.withLock { $0.configuration }
-        guard !configuration.limits.isEmpty else { return }
+        guard !state.configuration.limits.isEmpty else { return }
         let queue = routing.queue(forJobNamed: namedQueue, kind: kind)
         let now = clock.now()
-        for (scope, limit) in configuration.limits where limit.rate != nil && scope.covers(kind: kind, queue: queue) {
+        for (scope, limit) in state.configuration.limits where limit.rate != nil && scope.covers(kind: kind, queue: queue) {
             gate.recentClaims[scope, default: []].append(now)
         }
     }

@@ -27,7 +27,7 @@ extension JobRunner {
             }
         }
         running.sort { ($0.startedAt, $0.job.name) < ($1.startedAt, $1.job.name) }
-        let configuration = settings.withLock { $0.configuration }
+        let configuration = state.configuration
         var status = DaemonStatus(
             pid: ProcessInfo.processInfo.processIdentifier, phase: state.phase, startedAt: startedAt, updatedAt: Date(),
             maxConcurrentJobs: configuration.totalConcurrency,

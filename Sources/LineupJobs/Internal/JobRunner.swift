@@ -52,6 +52,9 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
     let registry: JobRegistry
     let paths: PathPolicy
     let events: EventBroadcaster
+    /// The settings for the threads other than the coordinator (the logger, the main context's
+    /// row limit); the coordinator reads the configuration from ``state``, which a reload
+    /// updates on the coordinator's next turn.
     let settings: Locked<RunnerSettings>
     /// The clock of the jobs' schedules (notBefore, retries, time limits, dependency waits).
     let clock: DaemonClock
@@ -277,7 +280,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         guard let window = state.claimRoundBegins(mayFindNewJobs: mayFindNewJobs, roundTrip: roundTrip, now: .now) else {
             return
         }
-        let filter = claimFilter(settings.withLock { $0.configuration })
+        let filter = claimFilter(state.configuration)
         while let room = state.roomToClaim(within: window), mayClaim() {
             let claimed: Storage.Held?
             do {
@@ -321,7 +324,7 @@ final class JobRunner<Storage: JobStorage>: @unchecked Sendable {
         let info = record.info
         // Announced from the task's thread: the coordinator learns that a task runs from the
         // task itself (`startedAt`) when it needs to, so a start costs it no hop.
-        let timeLimit = record.file.flatMap { file in settings.withLock { $0.configuration.timeLimit(for: file) } }
+        let timeLimit = record.file.flatMap { state.configuration.timeLimit(for: $0) }
         task.onStart { [weak self] task in
             guard let self else { return }
             self.events.emit(.jobStarted(info))
